@@ -1,0 +1,175 @@
+//! The errors a command can end with. Each carries what went wrong, where, and what to do;
+//! [`Error::code`] is the stable `error_code` agents switch on.
+
+use std::path::PathBuf;
+
+/// A failure that ends a command with `status: error` and exit code 1.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A path given on the command line does not exist.
+    #[error("path not found: {path}")]
+    SourceNotFound {
+        /// The missing path as given.
+        path: PathBuf,
+    },
+    /// A file or folder could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// Git is needed and the folder is not in a repository.
+    #[error("not a git repository: {path}")]
+    NotAGitRepository {
+        /// The folder that was searched from.
+        path: PathBuf,
+    },
+    /// The base ref does not resolve.
+    #[error("bad base ref: {reference}")]
+    BadBaseRef {
+        /// The ref as given.
+        reference: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// Any other git failure.
+    #[error("git: {message}")]
+    Git {
+        /// What libgit2 said.
+        message: String,
+    },
+    /// A metadata file exists but cannot be used.
+    #[error("invalid metadata {path}: {reason}")]
+    MetadataInvalid {
+        /// The metadata file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A metadata file that should exist does not.
+    #[error("metadata not found: {path}")]
+    MetadataNotFound {
+        /// The expected path.
+        path: PathBuf,
+    },
+    /// A metadata file could not be written.
+    #[error("cannot write {path}: {reason}")]
+    WriteFailed {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The configuration file is unusable.
+    #[error("invalid config {path}: {reason}")]
+    ConfigInvalid {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Nothing to work on.
+    #[error("{message}")]
+    NothingToDo {
+        /// The contract's message, e.g. "No testable Ruby files found".
+        message: String,
+        /// More detail.
+        details: String,
+    },
+    /// A spec file cannot be read or patched.
+    #[error("{message}")]
+    Spec {
+        /// What went wrong.
+        message: String,
+        /// The spec file.
+        path: PathBuf,
+    },
+    /// Bad use of a flag that clap could not catch.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::SourceNotFound { .. } => "SOURCE_NOT_FOUND",
+            Error::Unreadable { .. } => "UNREADABLE",
+            Error::NotAGitRepository { .. } => "NOT_A_GIT_REPOSITORY",
+            Error::BadBaseRef { .. } => "BAD_BASE_REF",
+            Error::Git { .. } => "GIT_ERROR",
+            Error::MetadataInvalid { .. } => "METADATA_INVALID",
+            Error::MetadataNotFound { .. } => "METADATA_NOT_FOUND",
+            Error::WriteFailed { .. } => "WRITE_FAILED",
+            Error::ConfigInvalid { .. } => "CONFIG_INVALID",
+            Error::NothingToDo { .. } => "NO_TESTABLE_FILES",
+            Error::Spec { .. } => "SPEC_ERROR",
+            Error::Usage { .. } => "USAGE",
+        }
+    }
+
+    /// Whether the caller can fix it and run again (as opposed to a broken environment).
+    pub fn recoverable(&self) -> bool {
+        !matches!(self, Error::Git { .. })
+    }
+
+    /// More detail than the one-line message.
+    pub fn details(&self) -> String {
+        match self {
+            Error::SourceNotFound { path } => format!("{} does not exist", path.display()),
+            Error::Unreadable { reason, .. } | Error::WriteFailed { reason, .. } => reason.clone(),
+            Error::NotAGitRepository { path } => {
+                format!("no .git directory in {} or any parent", path.display())
+            }
+            Error::BadBaseRef { reason, .. }
+            | Error::MetadataInvalid { reason, .. }
+            | Error::ConfigInvalid { reason, .. } => reason.clone(),
+            Error::Git { message } => message.clone(),
+            Error::MetadataNotFound { path } => format!("{} does not exist", path.display()),
+            Error::NothingToDo { details, .. } => details.clone(),
+            Error::Spec { path, .. } => path.display().to_string(),
+            Error::Usage { message } => message.clone(),
+        }
+    }
+
+    /// What to do about it.
+    pub fn suggestion(&self) -> String {
+        match self {
+            Error::SourceNotFound { .. } => "check the path; paths are relative to the current directory".to_string(),
+            Error::Unreadable { .. } => "check the file's permissions".to_string(),
+            Error::NotAGitRepository { .. } => {
+                "run inside a git checkout, or name files explicitly (`discover PATH...`) for single mode".to_string()
+            }
+            Error::BadBaseRef { .. } => {
+                "pass an existing branch, tag or commit with --base, or set `base:` in .rspec-scout.yml".to_string()
+            }
+            Error::Git { .. } => "check the repository with `git status`; it may be corrupt".to_string(),
+            Error::MetadataInvalid { .. } => {
+                "fix the file by hand, or delete it and re-run `rspec-scout discover` to recreate it".to_string()
+            }
+            Error::MetadataNotFound { .. } => "run `rspec-scout discover` (or `analyze FILE`) first".to_string(),
+            Error::WriteFailed { .. } => {
+                "make the metadata folder writable, or pass --no-metadata to only print the answer".to_string()
+            }
+            Error::ConfigInvalid { .. } => "fix the config file; `rspec-scout --help` lists the keys".to_string(),
+            Error::NothingToDo { .. } => {
+                "check that changed files are .rb files under app/ or lib/, or pass --all or a path".to_string()
+            }
+            Error::Spec { .. } => "fix the spec file or the metadata and run again".to_string(),
+            Error::Usage { .. } => "see `rspec-scout --help`".to_string(),
+        }
+    }
+
+    /// The message shown as `error:`. For "nothing to do" it is the contract's exact text.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

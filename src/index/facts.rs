@@ -1,0 +1,221 @@
+//! The plain, owned facts the index extracts from one Ruby file: the single input of every
+//! later stage. Nothing here borrows a syntax tree.
+
+use serde::Serialize;
+
+/// Everything the index knows about one Ruby file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileFacts {
+    /// The path as given to the index (project-relative when it came from a walk).
+    pub path: String,
+    /// Why the file was not parsed at all (binary, too large, unreadable), if it was not.
+    pub skipped: Option<String>,
+    /// Parse errors prism reported, with their line; empty when the file parsed cleanly.
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many parse errors prism reported in all (only the first few are kept).
+    pub diagnostic_count: usize,
+    /// Every class or module statement, in source order (a reopened class appears once per
+    /// `class` statement).
+    pub classes: Vec<ClassFacts>,
+    /// Every `def` in the file, in source order.
+    pub methods: Vec<MethodFacts>,
+    /// Non-blank lines that hold code: comment lines, `=begin/=end` blocks and the `__END__`
+    /// data section do not count; heredoc bodies do.
+    pub loc: u32,
+    /// Number of lines in the file.
+    pub lines: u32,
+    /// Whether the bytes are valid UTF-8.
+    pub utf8: bool,
+}
+
+impl FileFacts {
+    /// Whether prism reported no errors and the file was read.
+    pub fn parsed_ok(&self) -> bool {
+        self.skipped.is_none() && self.diagnostic_count == 0
+    }
+
+    /// The classes and modules of the file by full name, each once, in first-seen order.
+    pub fn class_names(&self) -> Vec<&str> {
+        let mut seen: Vec<&str> = Vec::new();
+        for class in &self.classes {
+            if !seen.contains(&class.name.as_str()) {
+                seen.push(&class.name);
+            }
+        }
+        seen
+    }
+}
+
+/// One parse error, with the 1-based line it starts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// 1-based line.
+    pub line: u32,
+    /// Prism's message (lossily decoded: prism's messages are bytes).
+    pub message: String,
+}
+
+/// Whether a namespace is a class or a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NamespaceKind {
+    /// `class X` (also `X = Struct.new`, `X = Class.new`, `X = Data.define`).
+    Class,
+    /// `module X` (also `X = Module.new`).
+    Module,
+}
+
+/// One `class` or `module` statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassFacts {
+    /// Full name, e.g. `Billing::Invoice`.
+    pub name: String,
+    /// Class or module.
+    pub kind: NamespaceKind,
+    /// The superclass as written (`ApplicationRecord`, `::Base`), if any.
+    pub superclass: Option<String>,
+    /// First and last line of the statement.
+    pub line_range: (u32, u32),
+    /// The lexical scopes in effect inside the body, innermost first, this one included:
+    /// `module A; class B` gives `[A::B, A]`, the compact `class A::B` gives `[A::B]`.
+    /// Ruby resolves constants through exactly this list, then the top level.
+    pub nesting: Vec<String>,
+    /// Whether the body runs `extend ActiveSupport::Concern`.
+    pub concern: bool,
+}
+
+/// Instance or singleton method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodKind {
+    /// An instance method: id `Class#name`.
+    Instance,
+    /// A singleton (class) method: id `Class.name`.
+    Singleton,
+}
+
+/// Ruby method visibility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Callable from anywhere.
+    Public,
+    /// Callable with an implicit receiver or `self.` only, and from other instances.
+    Protected,
+    /// Callable with an implicit receiver or `self.` only.
+    Private,
+}
+
+/// One `def`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodFacts {
+    /// Method name as Ruby spells it (`call`, `valid?`, `name=`, `==`, `[]`).
+    pub name: String,
+    /// Full name of the class or module that owns it (`Object` for top-level defs).
+    pub owner: String,
+    /// Instance or singleton.
+    pub kind: MethodKind,
+    /// Visibility after every `private`/`protected`/`public`/`module_function` of the file.
+    pub visibility: Visibility,
+    /// From the `def` line to the `end` line (the same line for endless defs).
+    pub line_range: (u32, u32),
+    /// Index into [`FileFacts::classes`] of the statement whose body holds this def, if any.
+    pub scope: Option<usize>,
+    /// Digest of the def's text with indentation and blank lines removed.
+    pub body_digest: u64,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Names called with an implicit receiver or `self.`, sorted and unique.
+    pub calls: Vec<String>,
+    /// Constants referenced, in source order, each path once.
+    pub constants: Vec<ConstRef>,
+    /// Instance variables read (without the `@`), sorted and unique.
+    pub ivars: Vec<String>,
+    /// Method calls on instance variables or parameters: the basis of type-by-name inference.
+    pub receiver_calls: Vec<ReceiverCall>,
+}
+
+impl MethodFacts {
+    /// `Class#name` for instance methods, `Class.name` for singleton methods.
+    pub fn id(&self) -> String {
+        method_id(&self.owner, &self.name, self.kind)
+    }
+
+    /// Whether this is a wave item: public and not `initialize`.
+    pub fn is_public_api(&self) -> bool {
+        self.visibility == Visibility::Public && self.name != "initialize"
+    }
+}
+
+/// Builds a method id: `Owner#name` or `Owner.name`.
+pub fn method_id(owner: &str, name: &str, kind: MethodKind) -> String {
+    let sep = match kind {
+        MethodKind::Instance => '#',
+        MethodKind::Singleton => '.',
+    };
+    format!("{owner}{sep}{name}")
+}
+
+/// What kind of parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamKind {
+    /// `a`
+    Required,
+    /// `a = 1`
+    Optional,
+    /// `*rest` or `*`
+    Rest,
+    /// `a:`
+    Keyword,
+    /// `a: 1`
+    OptionalKeyword,
+    /// `**opts` or `**`
+    KeywordRest,
+    /// `&block` or `&`
+    Block,
+    /// `...`
+    Forward,
+}
+
+/// One parameter of a def.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Param {
+    /// Name without sigils; empty for anonymous `*`, `**`, `&` and `...`.
+    pub name: String,
+    /// Kind of parameter.
+    pub kind: ParamKind,
+}
+
+/// A constant reference inside a method body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstRef {
+    /// The path as written, without a leading `::` (`Billing::Invoice`).
+    pub path: String,
+    /// Written with a leading `::` (resolved from the top level only).
+    pub absolute: bool,
+    /// Methods called on it directly (`Invoice.create` gives `create`), sorted and unique.
+    pub methods: Vec<String>,
+    /// First line it appears on.
+    pub line: u32,
+}
+
+/// Where a receiver came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReceiverKind {
+    /// `@payment.charge`
+    Ivar,
+    /// `order.total` where `order` is a parameter.
+    Param,
+}
+
+/// A method called on an instance variable or a parameter.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReceiverCall {
+    /// Ivar or parameter.
+    pub kind: ReceiverKind,
+    /// The variable name without `@`.
+    pub name: String,
+    /// The method called.
+    pub method: String,
+}

@@ -1,0 +1,243 @@
+//! Which files to read: explicit files as given, folders walked in parallel honouring
+//! `.gitignore` (the `ignore` crate, as ripgrep does) and the include/exclude globs.
+//! Output is sorted by root-relative path.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::config::ScopeRules;
+use crate::error::{Error, Result};
+
+/// Compiled include/exclude globs.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    include: GlobSet,
+    exclude: GlobSet,
+}
+
+impl Scope {
+    /// Compiles the rules; a bad glob is a config error.
+    pub fn new(rules: &ScopeRules) -> Result<Self> {
+        Ok(Scope {
+            include: build(&rules.include)?,
+            exclude: build(&rules.exclude)?,
+        })
+    }
+
+    /// Whether a root-relative path (with `/` separators) is in scope.
+    pub fn contains(&self, rel: &str) -> bool {
+        rel.ends_with(".rb") && self.include.is_match(rel) && !self.exclude.is_match(rel)
+    }
+
+    /// Whether a whole folder is excluded (so the walk need not enter it).
+    fn excludes_dir(&self, rel_dir: &str) -> bool {
+        !rel_dir.is_empty() && self.exclude.is_match(format!("{rel_dir}/x.rb"))
+    }
+}
+
+fn build(globs: &[String]) -> Result<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for g in globs {
+        let glob = Glob::new(g).map_err(|e| Error::ConfigInvalid {
+            path: PathBuf::from(crate::config::CONFIG_FILE),
+            reason: format!("bad glob {g:?}: {e}"),
+        })?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| Error::ConfigInvalid {
+        path: PathBuf::from(crate::config::CONFIG_FILE),
+        reason: e.to_string(),
+    })
+}
+
+/// A Ruby file to read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceFile {
+    /// Path relative to the root with `/` separators (or the path as given when it lies
+    /// outside the root).
+    pub rel: String,
+    /// Path to open.
+    pub path: PathBuf,
+}
+
+/// Files found, and what could not be walked.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Sorted by `rel`, unique.
+    pub files: Vec<SourceFile>,
+    /// Unreadable folders, broken links, loops: one line each, naming the path.
+    pub warnings: Vec<String>,
+}
+
+/// A root-relative path with `/` separators, or `None` when `path` is outside `root`.
+pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut out = String::new();
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&part.as_os_str().to_string_lossy());
+    }
+    Some(out)
+}
+
+/// Absolute form of `path` (relative paths are taken from the current directory), with
+/// symlinks resolved when possible so it can be compared with the root.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map(|d| d.join(path))
+                .unwrap_or_else(|_| path.to_path_buf())
+        }
+    })
+}
+
+/// Collects the files named by `inputs`: files as given (any extension: the caller asked
+/// for them), folders walked for in-scope `.rb` files.
+pub fn collect(root: &Path, inputs: &[PathBuf], scope: &Scope, threads: usize) -> Result<Found> {
+    let mut found = Found::default();
+    for input in inputs {
+        let meta = std::fs::metadata(input).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::SourceNotFound {
+                path: input.clone(),
+            },
+            _ => Error::Unreadable {
+                path: input.clone(),
+                reason: e.to_string(),
+            },
+        })?;
+        let abs = absolute(input);
+        if meta.is_dir() {
+            walk_dir(root, &abs, scope, threads, &mut found);
+        } else {
+            let rel =
+                relative_to(root, &abs).unwrap_or_else(|| input.to_string_lossy().into_owned());
+            found.files.push(SourceFile { rel, path: abs });
+        }
+    }
+    found.files.sort();
+    found.files.dedup_by(|a, b| a.rel == b.rel);
+    found.warnings.sort();
+    Ok(found)
+}
+
+/// Every in-scope file under the root.
+pub fn collect_all(root: &Path, scope: &Scope, threads: usize) -> Found {
+    let mut found = Found::default();
+    walk_dir(root, root, scope, threads, &mut found);
+    found.files.sort();
+    found.warnings.sort();
+    found
+}
+
+fn walk_dir(root: &Path, dir: &Path, scope: &Scope, threads: usize, found: &mut Found) {
+    let files = Arc::new(Mutex::new(Vec::new()));
+    let warnings = Arc::new(Mutex::new(Vec::new()));
+    let root_buf = root.to_path_buf();
+    let dir_scope = scope.clone();
+    let walker = ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .ignore(false)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .parents(true)
+        .follow_links(false)
+        .threads(threads)
+        .filter_entry(move |entry| {
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                if let Some(rel) = relative_to(&root_buf, entry.path()) {
+                    return !dir_scope.excludes_dir(&rel);
+                }
+            }
+            true
+        })
+        .build_parallel();
+    walker.run(|| {
+        let files = Arc::clone(&files);
+        let warnings = Arc::clone(&warnings);
+        let root = root.to_path_buf();
+        let scope = scope.clone();
+        Box::new(move |entry| {
+            match entry {
+                Ok(entry) => {
+                    if entry.file_type().is_some_and(|t| t.is_file()) {
+                        let path = entry.path();
+                        if let Some(rel) = relative_to(&root, path) {
+                            if scope.contains(&rel) {
+                                if let Ok(mut f) = files.lock() {
+                                    f.push(SourceFile {
+                                        rel,
+                                        path: path.to_path_buf(),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+                Err(err) => {
+                    if let Ok(mut w) = warnings.lock() {
+                        w.push(walk_error_text(&err));
+                    }
+                }
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    if let Ok(mut f) = files.lock() {
+        found.files.append(&mut f);
+    };
+    if let Ok(mut w) = warnings.lock() {
+        found.warnings.append(&mut w);
+    };
+}
+
+fn walk_error_text(err: &ignore::Error) -> String {
+    let text = err.to_string();
+    if text.contains("File system loop") {
+        format!("skipped a symbolic link loop: {text}")
+    } else {
+        format!("could not walk: {text}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_scope_matches_the_product_rules() {
+        let scope = Scope::new(&ScopeRules::default()).expect("default globs compile");
+        for yes in [
+            "app/models/payment.rb",
+            "app/services/billing/charge.rb",
+            "lib/money/parser.rb",
+            "packs/billing/app/models/invoice.rb",
+        ] {
+            assert!(scope.contains(yes), "{yes} should be in scope");
+        }
+        for no in [
+            "app/models/payment_spec.rb",
+            "spec/models/payment_spec.rb",
+            "spec/support/helpers.rb",
+            "test/models/payment_test.rb",
+            "db/migrate/20240101_create_payments.rb",
+            "config/routes.rb",
+            "bin/setup.rb",
+            "script/backfill.rb",
+            "vendor/bundle/gems/x/lib/x.rb",
+            "Gemfile",
+            "app/models/payment.rake",
+            "packs/billing/spec/models/invoice_spec.rb",
+            "db/schema.rb",
+        ] {
+            assert!(!scope.contains(no), "{no} should be out of scope");
+        }
+    }
+}

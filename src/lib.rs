@@ -1,0 +1,26 @@
+//! rspec-scout: tells an RSpec test-writing pipeline what to test in a Ruby/Rails codebase,
+//! in which order, and which cases each method has.
+//!
+//! Data flows one way: [`index`] (files → facts) → [`git`] (changes, base versions) →
+//! [`discover`] (modes, zones, graph, waves) → [`analyze`] (characteristics, behaviors) →
+//! [`spec`] (test config, skeletons, patching). [`metadata`] owns the YAML files every stage
+//! reads and writes; [`report`] renders answers; [`app`] is one function per command.
+#![cfg_attr(
+    test,
+    allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+pub mod analyze;
+pub mod app;
+pub mod config;
+pub mod discover;
+pub mod error;
+pub mod git;
+pub mod index;
+pub mod metadata;
+pub mod naming;
+pub mod report;
+pub mod spec;
+pub mod yaml;
+
+pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! metadata stage (in progress).

@@ -1,0 +1,228 @@
+//! Ruby and Rails naming: `camelize`, `underscore`, the constant a file path should define
+//! (Zeitwerk), slugs and spec paths. Pure string functions shared by every stage.
+
+/// `payment_gateway` → `PaymentGateway`; `billing/invoice` → `Billing::Invoice`.
+pub fn camelize(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    for (i, segment) in snake.split('/').enumerate() {
+        if i > 0 {
+            out.push_str("::");
+        }
+        for word in segment.split('_') {
+            let mut chars = word.chars();
+            if let Some(first) = chars.next() {
+                out.extend(first.to_uppercase());
+                out.push_str(chars.as_str());
+            }
+        }
+    }
+    out
+}
+
+/// `PaymentGateway` → `payment_gateway`; `HTMLParser` → `html_parser`; `API::V1` → `api/v1`
+/// (ActiveSupport's rules, without inflection acronyms).
+pub fn underscore(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    let chars: Vec<char> = camel.replace("::", "/").chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+            let next = chars.get(i + 1).copied();
+            let boundary = match prev {
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(char::is_lowercase),
+                _ => false,
+            };
+            if boundary {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else if c == '-' {
+            out.push('_');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The roots Zeitwerk autoloads from, relative to a component root, longest first.
+const AUTOLOAD_PREFIXES: &[&str] = &["app/models/concerns/", "app/controllers/concerns/", "lib/"];
+
+/// Splits a project-relative path into its component prefix (`""` for the main app,
+/// `packs/billing/` in a packwerk monorepo) and the rest (`app/models/x.rb`).
+pub fn split_component(path: &str) -> (&str, &str) {
+    if path.starts_with("app/") || path.starts_with("lib/") {
+        return ("", path);
+    }
+    for marker in ["/app/", "/lib/"] {
+        if let Some(pos) = path.find(marker) {
+            let split = pos + 1;
+            return (
+                path.get(..split).unwrap_or(""),
+                path.get(split..).unwrap_or(path),
+            );
+        }
+    }
+    ("", path)
+}
+
+/// The constant a file should define by Rails naming: `app/models/billing/invoice.rb` →
+/// `Billing::Invoice`, `app/models/concerns/billable.rb` → `Billable`, `lib/x/y.rb` → `X::Y`.
+pub fn expected_constant(path: &str) -> Option<String> {
+    let (_, rest) = split_component(path);
+    let stem = rest.strip_suffix(".rb")?;
+    let relative = AUTOLOAD_PREFIXES
+        .iter()
+        .find_map(|p| stem.strip_prefix(p))
+        .or_else(|| {
+            // app/<anything>/x → x
+            let after_app = stem.strip_prefix("app/")?;
+            after_app.split_once('/').map(|(_, r)| r)
+        })?;
+    if relative.is_empty() {
+        return None;
+    }
+    Some(camelize(relative))
+}
+
+/// Whether `constant` (as written in code, maybe with acronyms such as `API::V1`) is the
+/// constant `path` should define. Compared in underscored form so inflection acronyms match.
+pub fn constant_matches_path(constant: &str, path: &str) -> bool {
+    expected_constant(path).is_some_and(|expected| underscore(&expected) == underscore(constant))
+}
+
+/// The metadata slug of a source path: `/` → `_`, no `.rb`.
+pub fn slug(path: &str) -> String {
+    path.strip_suffix(".rb").unwrap_or(path).replace('/', "_")
+}
+
+/// How controller specs are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ControllerSpecPolicy {
+    /// `spec/requests/{dir}/{name without _controller}_spec.rb` (the default).
+    #[default]
+    Request,
+    /// `spec/controllers/{rel}_spec.rb` (legacy controller specs).
+    Controller,
+}
+
+/// The spec path of a source path: `app/X.rb` → `spec/X_spec.rb`, `lib/X.rb` →
+/// `spec/lib/X_spec.rb`, controllers by `policy`. Components keep their prefix
+/// (`packs/billing/app/models/x.rb` → `packs/billing/spec/models/x_spec.rb`).
+/// Other paths have no conventional spec path.
+pub fn spec_path(path: &str, policy: ControllerSpecPolicy) -> Option<String> {
+    let (component, rest) = split_component(path);
+    let stem = rest.strip_suffix(".rb")?;
+    if let Some(controller) = stem.strip_prefix("app/controllers/") {
+        return Some(match policy {
+            ControllerSpecPolicy::Request => {
+                let base = controller.strip_suffix("_controller").unwrap_or(controller);
+                format!("{component}spec/requests/{base}_spec.rb")
+            }
+            ControllerSpecPolicy::Controller => {
+                format!("{component}spec/controllers/{controller}_spec.rb")
+            }
+        });
+    }
+    if let Some(app) = stem.strip_prefix("app/") {
+        return Some(format!("{component}spec/{app}_spec.rb"));
+    }
+    if let Some(lib) = stem.strip_prefix("lib/") {
+        return Some(format!("{component}spec/lib/{lib}_spec.rb"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camelize_and_underscore_round_trip_rails_names() {
+        assert_eq!(camelize("payment_gateway"), "PaymentGateway");
+        assert_eq!(camelize("billing/invoice_item"), "Billing::InvoiceItem");
+        assert_eq!(underscore("PaymentGateway"), "payment_gateway");
+        assert_eq!(underscore("HTMLParser"), "html_parser");
+        assert_eq!(
+            underscore("API::V1::UsersController"),
+            "api/v1/users_controller"
+        );
+        assert_eq!(underscore("OAuth2Client"), "o_auth2_client");
+    }
+
+    #[test]
+    fn expected_constant_follows_zeitwerk_roots() {
+        assert_eq!(
+            expected_constant("app/models/billing/invoice.rb").as_deref(),
+            Some("Billing::Invoice")
+        );
+        assert_eq!(
+            expected_constant("app/models/concerns/billable.rb").as_deref(),
+            Some("Billable")
+        );
+        assert_eq!(
+            expected_constant("app/controllers/concerns/authn.rb").as_deref(),
+            Some("Authn")
+        );
+        assert_eq!(
+            expected_constant("lib/tasks_helper/runner.rb").as_deref(),
+            Some("TasksHelper::Runner")
+        );
+        assert_eq!(
+            expected_constant("packs/billing/app/services/charge.rb").as_deref(),
+            Some("Charge")
+        );
+        assert_eq!(expected_constant("script/x.rb"), None);
+    }
+
+    #[test]
+    fn acronym_constants_match_their_path() {
+        assert!(constant_matches_path(
+            "API::V1::UsersController",
+            "app/controllers/api/v1/users_controller.rb"
+        ));
+        assert!(!constant_matches_path(
+            "Api::V2::UsersController",
+            "app/controllers/api/v1/users_controller.rb"
+        ));
+    }
+
+    #[test]
+    fn spec_paths_follow_the_pipeline_rules() {
+        let p = ControllerSpecPolicy::Request;
+        assert_eq!(
+            spec_path("app/models/payment.rb", p).as_deref(),
+            Some("spec/models/payment_spec.rb")
+        );
+        assert_eq!(
+            spec_path("lib/money/parser.rb", p).as_deref(),
+            Some("spec/lib/money/parser_spec.rb")
+        );
+        assert_eq!(
+            spec_path("app/controllers/admin/users_controller.rb", p).as_deref(),
+            Some("spec/requests/admin/users_spec.rb")
+        );
+        assert_eq!(
+            spec_path(
+                "app/controllers/admin/users_controller.rb",
+                ControllerSpecPolicy::Controller
+            )
+            .as_deref(),
+            Some("spec/controllers/admin/users_controller_spec.rb")
+        );
+        assert_eq!(
+            spec_path("packs/billing/app/models/invoice.rb", p).as_deref(),
+            Some("packs/billing/spec/models/invoice_spec.rb")
+        );
+        assert_eq!(spec_path("script/x.rb", p), None);
+    }
+
+    #[test]
+    fn slug_replaces_slashes_and_drops_extension() {
+        assert_eq!(
+            slug("app/services/payments/processor.rb"),
+            "app_services_payments_processor"
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! Answers and errors in the three output formats: YAML (the agent contract, default), JSON,
+//! and text for people. Answer types live here, separate from internal types.
+
+pub mod symbols;
+
+use serde::Serialize;
+use serde_yaml::Value;
+
+use crate::error::Error;
+use crate::yaml;
+
+/// Output format of an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// YAML (the default; what agents read).
+    #[default]
+    Yaml,
+    /// JSON, one document.
+    Json,
+    /// Text for a person at a terminal.
+    Text,
+}
+
+/// What a command produced: the structured answer, its text rendering and the exit code.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The structured answer (rendered as YAML or JSON).
+    pub value: Value,
+    /// The rendering for `--format text`.
+    pub text: String,
+    /// Process exit code.
+    pub exit_code: u8,
+    /// One-line messages for stderr (a summary of an error, warnings for people).
+    pub stderr: Vec<String>,
+}
+
+impl Answer {
+    /// An answer from any serializable value; `text` is the people's rendering.
+    pub fn new<T: Serialize>(answer: &T, text: String, exit_code: u8) -> Self {
+        Answer {
+            value: to_value(answer),
+            text,
+            exit_code,
+            stderr: Vec::new(),
+        }
+    }
+
+    /// The answer for an error: `status: error` with `error`, `details`, `suggestion`,
+    /// `error_code`, `recoverable`; exit 1.
+    pub fn from_error(err: &Error) -> Self {
+        let body = ErrorAnswer {
+            status: "error",
+            error: err.message(),
+            details: err.details(),
+            suggestion: err.suggestion(),
+            error_code: err.code(),
+            recoverable: err.recoverable(),
+        };
+        let text = format!(
+            "error: {}\n  details: {}\n  suggestion: {}\n",
+            body.error, body.details, body.suggestion
+        );
+        Answer {
+            value: to_value(&body),
+            text,
+            exit_code: 1,
+            stderr: vec![format!("rspec-scout: {} ({})", err.message(), err.code())],
+        }
+    }
+
+    /// The answer rendered in `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Yaml => yaml::to_string(&self.value),
+            Format::Json => {
+                let mut s = serde_json::to_string_pretty(&to_json(&self.value))
+                    .unwrap_or_else(|_| "{}".to_string());
+                s.push('\n');
+                s
+            }
+            Format::Text => self.text.clone(),
+        }
+    }
+}
+
+/// The error shape of the contract.
+#[derive(Debug, Serialize)]
+pub struct ErrorAnswer {
+    /// Always `error`.
+    pub status: &'static str,
+    /// One line.
+    pub error: String,
+    /// More detail.
+    pub details: String,
+    /// What to do.
+    pub suggestion: String,
+    /// Stable code.
+    pub error_code: &'static str,
+    /// Whether fixing the input and re-running can succeed.
+    pub recoverable: bool,
+}
+
+/// Any serializable value as a YAML value (serialization of our own types cannot fail; a
+/// failure would be a bug, reported in the value rather than by a panic).
+pub fn to_value<T: Serialize>(value: &T) -> Value {
+    serde_yaml::to_value(value).unwrap_or_else(|e| Value::String(format!("internal error: {e}")))
+}
+
+/// A YAML value as JSON: symbols become their names, non-string keys their text.
+pub fn to_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                serde_json::Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                serde_json::Value::from(u)
+            } else {
+                serde_json::Number::from_f64(n.as_f64().unwrap_or(0.0))
+                    .map_or(serde_json::Value::Null, serde_json::Value::Number)
+            }
+        }
+        Value::String(s) => serde_json::Value::String(s.clone()),
+        Value::Sequence(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
+        Value::Mapping(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    other => yaml::ruby_to_s(other),
+                };
+                out.insert(key, to_json(v));
+            }
+            serde_json::Value::Object(out)
+        }
+        Value::Tagged(t) => match yaml::as_symbol(value) {
+            Some(name) => serde_json::Value::String(name.to_string()),
+            None => to_json(&t.value),
+        },
+    }
+}

@@ -1,0 +1,1 @@
+//! spec stage (in progress).

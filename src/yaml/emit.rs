@@ -1,0 +1,244 @@
+//! Writes YAML that Psych 4's `YAML.load` reads back to the same values: no anchors or
+//! aliases, every string that Psych would read as something else (dates, `yes`, `1_000`,
+//! `:sym`, `~`) quoted, symbols as `:name`. Block style, two-space indents, short lists of
+//! scalars in flow style (`line_range: [10, 24]`).
+
+use serde_yaml::{Mapping, Value};
+
+use super::as_symbol;
+use super::scalar::{tokenize, Scalar};
+
+/// Longest flow-style list written on one line.
+const FLOW_WIDTH: usize = 80;
+
+/// Renders `value` as a YAML document ending with a newline.
+pub fn to_string(value: &Value) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Mapping(map) if !map.is_empty() => write_mapping(&mut out, map, 0),
+        Value::Sequence(seq) if !seq.is_empty() => write_sequence(&mut out, seq, 0),
+        other => {
+            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn indent(out: &mut String, n: usize) {
+    for _ in 0..n {
+        out.push(' ');
+    }
+}
+
+fn write_mapping(out: &mut String, map: &Mapping, level: usize) {
+    for (key, value) in map {
+        indent(out, level);
+        out.push_str(&key_text(key));
+        out.push(':');
+        write_value_after_key(out, value, level);
+    }
+}
+
+fn write_value_after_key(out: &mut String, value: &Value, level: usize) {
+    match value {
+        Value::Mapping(m) if !m.is_empty() => {
+            out.push('\n');
+            write_mapping(out, m, level + 2);
+        }
+        Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
+            Some(flow) => {
+                out.push(' ');
+                out.push_str(&flow);
+                out.push('\n');
+            }
+            None => {
+                out.push('\n');
+                write_sequence(out, s, level + 2);
+            }
+        },
+        other => {
+            out.push(' ');
+            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+            out.push('\n');
+        }
+    }
+}
+
+fn write_sequence(out: &mut String, seq: &[Value], level: usize) {
+    for item in seq {
+        indent(out, level);
+        out.push('-');
+        match item {
+            Value::Mapping(m) if !m.is_empty() => {
+                // First pair on the dash line, the rest aligned under it.
+                let mut first = true;
+                for (key, value) in m {
+                    if first {
+                        out.push(' ');
+                        first = false;
+                    } else {
+                        indent(out, level + 2);
+                    }
+                    out.push_str(&key_text(key));
+                    out.push(':');
+                    write_value_after_key(out, value, level + 2);
+                }
+            }
+            Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
+                Some(flow) => {
+                    out.push(' ');
+                    out.push_str(&flow);
+                    out.push('\n');
+                }
+                None => {
+                    out.push('\n');
+                    write_sequence(out, s, level + 2);
+                }
+            },
+            other => {
+                out.push(' ');
+                out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+                out.push('\n');
+            }
+        }
+    }
+}
+
+/// A one-line `[a, b]` for a list of scalars, if it fits.
+fn flow_sequence(seq: &[Value]) -> Option<String> {
+    let mut parts = Vec::with_capacity(seq.len());
+    for item in seq {
+        if matches!(item, Value::Mapping(m) if !m.is_empty())
+            || matches!(item, Value::Sequence(s) if !s.is_empty())
+        {
+            return None;
+        }
+        // libyaml reads `[:card]` as a syntax error: symbols go in block style.
+        if as_symbol(item).is_some() {
+            return None;
+        }
+        parts.push(inline(item)?);
+    }
+    let text = format!("[{}]", parts.join(", "));
+    (text.len() <= FLOW_WIDTH).then_some(text)
+}
+
+fn key_text(key: &Value) -> String {
+    inline(key).unwrap_or_else(|| "null".to_string())
+}
+
+/// A scalar (or empty collection) on one line; `None` for non-empty collections.
+fn inline(value: &Value) -> Option<String> {
+    Some(match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number_text(n),
+        Value::String(s) => string_text(s),
+        Value::Sequence(s) if s.is_empty() => "[]".to_string(),
+        Value::Mapping(m) if m.is_empty() => "{}".to_string(),
+        Value::Sequence(_) | Value::Mapping(_) => return None,
+        Value::Tagged(tagged) => {
+            if let Some(name) = as_symbol(value) {
+                symbol_text(name)
+            } else {
+                let inner = inline(&tagged.value)?;
+                format!("{} {inner}", tagged.tag)
+            }
+        }
+    })
+}
+
+fn number_text(n: &serde_yaml::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if f.is_nan() {
+        ".nan".to_string()
+    } else if f.is_infinite() {
+        if f > 0.0 { ".inf" } else { "-.inf" }.to_string()
+    } else {
+        let text = format!("{f:?}");
+        if text.contains('.') || text.contains('e') || text.contains("inf") {
+            text.replace("e", "e+").replace("e+-", "e-")
+        } else {
+            format!("{text}.0")
+        }
+    }
+}
+
+fn symbol_text(name: &str) -> String {
+    let simple = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .trim_end_matches(['?', '!', '='])
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if simple {
+        format!(":{name}")
+    } else {
+        format!(":{}", double_quoted(name))
+    }
+}
+
+/// Plain when Psych reads the plain text back as this very string; double-quoted otherwise.
+pub fn string_text(s: &str) -> String {
+    if plain_is_safe(s) {
+        s.to_string()
+    } else {
+        double_quoted(s)
+    }
+}
+
+fn plain_is_safe(s: &str) -> bool {
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
+    if first.is_whitespace() || s.ends_with(char::is_whitespace) {
+        return false;
+    }
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
+        return false;
+    }
+    if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
+        return false;
+    }
+    if s.chars().any(|c| {
+        c.is_control()
+            || matches!(
+                c,
+                ',' | '[' | ']' | '{' | '}' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
+            )
+    }) {
+        return false;
+    }
+    tokenize(s) == Scalar::Str
+}
+
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{85}' => out.push_str("\\N"),
+            '\u{2028}' => out.push_str("\\L"),
+            '\u{2029}' => out.push_str("\\P"),
+            '\u{feff}' => out.push_str("\\uFEFF"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,253 @@
+//! YAML the way the pipeline's Ruby scripts see it. Every metadata file and config file is
+//! read by Psych 4 (`YAML.load`), so we read with the same libyaml events and Psych's scalar
+//! rules ([`load`]), and write only what Psych reads back unchanged ([`to_string`]).
+//!
+//! Values are `serde_yaml::Value` (serde_yaml_ng); Ruby Symbols are `Value::Tagged` with the
+//! tag `!ruby/symbol`, so `:card` and `"card"` stay different, as they are in Ruby.
+
+mod emit;
+mod load;
+pub mod scalar;
+
+use std::fmt;
+
+pub use emit::{string_text, to_string};
+pub use load::load;
+pub use serde_yaml::{Mapping, Number, Value};
+
+/// Deepest nesting [`load`] accepts; deeper documents are refused with an error instead of
+/// risking the stack (no metadata file comes near it).
+pub const MAX_DEPTH: usize = 256;
+
+const SYMBOL_TAG: &str = "!ruby/symbol";
+
+/// A Ruby Symbol value.
+pub fn symbol(name: &str) -> Value {
+    Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
+        tag: serde_yaml::value::Tag::new(SYMBOL_TAG),
+        value: Value::String(name.to_string()),
+    }))
+}
+
+/// The name of a Symbol value.
+pub fn as_symbol(value: &Value) -> Option<&str> {
+    match value {
+        Value::Tagged(tagged) if tagged.tag == serde_yaml::value::Tag::new(SYMBOL_TAG) => {
+            tagged.value.as_str()
+        }
+        _ => None,
+    }
+}
+
+/// Why a YAML text does not load, as Psych would say it: the exception class and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// Psych's exception class (`Psych::SyntaxError`, `Psych::DisallowedClass`, ...).
+    pub class: &'static str,
+    /// Psych's message.
+    pub message: String,
+    /// 1-based line of the problem, when known.
+    pub line: Option<u64>,
+}
+
+impl LoadError {
+    fn new(class: &'static str, message: &str) -> Self {
+        LoadError {
+            class,
+            message: message.to_string(),
+            line: None,
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.class, self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Ruby's `to_s` of a scalar value (`true`, `42`, `card` for `:card`, `` for nil), used
+/// where the pipeline interpolates values into text.
+pub fn ruby_to_s(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n
+            .as_i64()
+            .map(|i| i.to_string())
+            .or_else(|| n.as_u64().map(|u| u.to_string()))
+            .unwrap_or_else(|| ruby_float(n.as_f64().unwrap_or(0.0))),
+        Value::String(s) => s.clone(),
+        Value::Tagged(t) => as_symbol(value).map_or_else(|| ruby_to_s(&t.value), str::to_string),
+        Value::Sequence(_) | Value::Mapping(_) => String::new(),
+    }
+}
+
+/// Ruby's `inspect` of a scalar value (`"present"` with quotes, `:card`, `nil`, `42`).
+pub fn ruby_inspect(value: &Value) -> String {
+    match value {
+        Value::Null => "nil".to_string(),
+        Value::String(s) => {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    '#' => out.push('#'),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        Value::Tagged(_) if as_symbol(value).is_some() => {
+            format!(":{}", as_symbol(value).unwrap_or_default())
+        }
+        other => ruby_to_s(other),
+    }
+}
+
+fn ruby_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".to_string()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
+    } else if f.fract() == 0.0 && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(value: &Value) -> Value {
+        let text = to_string(value);
+        load(text.as_bytes(), "test").unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn strings_psych_would_retype_are_quoted_and_survive() {
+        for s in [
+            "2024-01-15",
+            "yes",
+            "No",
+            "on",
+            "~",
+            "null",
+            "1_000",
+            "0755",
+            "1:30",
+            ":card",
+            "1.5",
+            "true",
+            "",
+            " padded",
+            "a: b",
+            "x #y",
+            "- item",
+            "[x]",
+            "line\nbreak",
+            "tab\there",
+            "quote\"d",
+            "back\\slash",
+            ".inf",
+            "-",
+            "12",
+            "2024-01-15 10:20:30",
+            "@handle",
+            "%percent",
+            "unicode ✓",
+            "\u{7}bell",
+        ] {
+            let v = Value::String(s.to_string());
+            assert_eq!(round_trip(&v), v, "{s:?} became {}", to_string(&v));
+        }
+    }
+
+    #[test]
+    fn plain_words_stay_plain() {
+        assert_eq!(to_string(&Value::String("present".into())), "present\n");
+        assert_eq!(to_string(&Value::String("nil".into())), "nil\n");
+        assert_eq!(
+            to_string(&Value::String("returns the payment".into())),
+            "returns the payment\n"
+        );
+        assert_eq!(
+            to_string(&Value::String("Payment#charge".into())),
+            "Payment#charge\n"
+        );
+    }
+
+    #[test]
+    fn nested_documents_round_trip() {
+        let text = "source_file: app/models/payment.rb\nmethods_to_analyze:\n  - name: charge\n    line_range: [10, 24]\n    selected: true\n    when_parent: [true, 1, nil]\n    symbols:\n      - :card\n  - name: refund\ncomplexity: {}\nempty: []\nfloat: 1.5\n";
+        let v = load(text.as_bytes(), "t").expect("loads");
+        assert_eq!(round_trip(&v), v);
+        assert_eq!(to_string(&v), text);
+    }
+
+    #[test]
+    fn symbols_are_not_strings() {
+        let v = load(b"a: :card\nb: card\nc: :\"two words\"\n", "t").expect("loads");
+        let a = v.get("a").expect("a");
+        assert_eq!(as_symbol(a), Some("card"));
+        assert_ne!(a, v.get("b").expect("b"));
+        assert_eq!(as_symbol(v.get("c").expect("c")), Some("two words"));
+        assert_eq!(round_trip(&v), v);
+    }
+
+    #[test]
+    fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
+        let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
+        assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
+        let err = load(b"initialized_at: 2024-01-15\n", "m.yml").expect_err("date");
+        assert_eq!(
+            err.to_string(),
+            "Psych::DisallowedClass: Tried to load unspecified class: Date"
+        );
+        let err = load(b"x: !ruby/object:OpenStruct\n  a: 1\n", "m.yml").expect_err("object");
+        assert_eq!(
+            err.to_string(),
+            "Psych::DisallowedClass: Tried to load unspecified class: OpenStruct"
+        );
+        assert!(load(b"quoted: \"2024-01-15\"\nanchor_only: &a 1\n", "m.yml").is_ok());
+    }
+
+    #[test]
+    fn syntax_errors_read_like_psych() {
+        let err = load(b"a: 1\n b: 2\n", "m.yml").expect_err("bad indent");
+        assert_eq!(err.class, "Psych::SyntaxError");
+        assert!(err.message.starts_with("(m.yml): "), "{}", err.message);
+        assert!(err.message.contains(" at line "), "{}", err.message);
+    }
+
+    #[test]
+    fn empty_and_deep_documents() {
+        assert_eq!(load(b"", "t").expect("empty"), Value::Null);
+        assert_eq!(
+            load(b"# only a comment\n", "t").expect("comment"),
+            Value::Null
+        );
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(load(deep.as_bytes(), "t").is_err());
+    }
+
+    #[test]
+    fn ruby_inspect_matches_ruby() {
+        assert_eq!(
+            ruby_inspect(&Value::String("present".into())),
+            "\"present\""
+        );
+        assert_eq!(ruby_inspect(&symbol("card")), ":card");
+        assert_eq!(ruby_inspect(&Value::Null), "nil");
+        assert_eq!(ruby_inspect(&Value::Bool(true)), "true");
+        assert_eq!(ruby_to_s(&Value::Null), "");
+    }
+}
