@@ -1,4 +1,5 @@
 //! Test helpers: temp projects, running the binary, git repositories built by the tests.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -105,4 +106,24 @@ impl Run {
         serde_yaml::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not YAML: {e}\n{}", self.stdout))
     }
+}
+
+/// A `ruby` to cross-check against. When RSPEC_SCOUT_REQUIRE_RUBY is set (the test script
+/// sets it after installing Ruby) a missing Ruby fails the test instead of skipping it.
+pub fn ruby() -> Option<PathBuf> {
+    let found = Command::new("ruby")
+        .arg("-e")
+        .arg("exit 0")
+        .status()
+        .ok()
+        .filter(|s| s.success())
+        .map(|_| PathBuf::from("ruby"));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("RSPEC_SCOUT_REQUIRE_RUBY").is_none(),
+            "RSPEC_SCOUT_REQUIRE_RUBY is set but no ruby is on PATH"
+        );
+        eprintln!("note: no ruby on PATH; skipping a cross-check against Ruby (run scripts/test to install it)");
+    }
+    found
 }

@@ -121,18 +121,24 @@ pub struct MethodFacts {
     pub line_range: (u32, u32),
     /// Index into [`FileFacts::classes`] of the statement whose body holds this def, if any.
     pub scope: Option<usize>,
+    /// Defined at run time: inside another method's body, or inside a block of an expression
+    /// (`Class.new do def x; end end` assigned to a local). Listed, as Ruby's parser lists
+    /// them, but never a wave item: the class that gets it is only known at run time.
+    pub dynamic: bool,
     /// Digest of the def's text with indentation and blank lines removed.
     pub body_digest: u64,
     /// Parameters in order.
     pub params: Vec<Param>,
     /// Names called with an implicit receiver or `self.`, sorted and unique.
-    pub calls: Vec<String>,
+    pub calls: Names,
     /// Constants referenced, in source order, each path once.
     pub constants: Vec<ConstRef>,
     /// Instance variables read (without the `@`), sorted and unique.
-    pub ivars: Vec<String>,
-    /// Method calls on instance variables or parameters: the basis of type-by-name inference.
-    pub receiver_calls: Vec<ReceiverCall>,
+    pub ivars: Names,
+    /// Method calls on instance variables or parameters (`@payment.charge` as
+    /// `@payment.charge`, `order.total` as `order.total`), sorted and unique: the basis of
+    /// type-by-name inference. Read them with [`MethodFacts::receiver_calls`].
+    pub receiver_calls: Names,
 }
 
 impl MethodFacts {
@@ -141,9 +147,28 @@ impl MethodFacts {
         method_id(&self.owner, &self.name, self.kind)
     }
 
-    /// Whether this is a wave item: public and not `initialize`.
+    /// Method calls on instance variables and parameters.
+    pub fn receiver_calls(&self) -> impl Iterator<Item = ReceiverCall<'_>> {
+        self.receiver_calls.iter().filter_map(|entry| {
+            let (var, method) = entry.split_once('.')?;
+            Some(match var.strip_prefix('@') {
+                Some(name) => ReceiverCall {
+                    kind: ReceiverKind::Ivar,
+                    name,
+                    method,
+                },
+                None => ReceiverCall {
+                    kind: ReceiverKind::Param,
+                    name: var,
+                    method,
+                },
+            })
+        })
+    }
+
+    /// Whether this is a wave item: public, not `initialize`, not defined at run time.
     pub fn is_public_api(&self) -> bool {
-        self.visibility == Visibility::Public && self.name != "initialize"
+        self.visibility == Visibility::Public && self.name != "initialize" && !self.dynamic
     }
 }
 
@@ -195,7 +220,7 @@ pub struct ConstRef {
     /// Written with a leading `::` (resolved from the top level only).
     pub absolute: bool,
     /// Methods called on it directly (`Invoice.create` gives `create`), sorted and unique.
-    pub methods: Vec<String>,
+    pub methods: Names,
     /// First line it appears on.
     pub line: u32,
 }
@@ -210,12 +235,90 @@ pub enum ReceiverKind {
 }
 
 /// A method called on an instance variable or a parameter.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ReceiverCall {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReceiverCall<'a> {
     /// Ivar or parameter.
     pub kind: ReceiverKind,
     /// The variable name without `@`.
-    pub name: String,
+    pub name: &'a str,
     /// The method called.
-    pub method: String,
+    pub method: &'a str,
+}
+
+/// A sorted, unique list of names kept in one buffer: one allocation per list instead of
+/// one per name (the index makes millions of these on a large codebase). Names never
+/// contain a newline, which separates them.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Names {
+    buf: String,
+}
+
+impl Names {
+    /// Builds from names that may repeat and come in any order.
+    pub fn from_unsorted(names: &mut Vec<&[u8]>) -> Self {
+        names.sort_unstable();
+        names.dedup();
+        let mut buf = String::with_capacity(names.iter().map(|n| n.len() + 1).sum());
+        for name in names.iter() {
+            match std::str::from_utf8(name) {
+                Ok(s) => buf.push_str(s),
+                Err(_) => buf.push_str(&String::from_utf8_lossy(name)),
+            }
+            buf.push('\n');
+        }
+        Names { buf }
+    }
+
+    /// Builds from owned strings (sorted and deduplicated here).
+    pub fn from_strings<I: IntoIterator<Item = S>, S: AsRef<str>>(names: I) -> Self {
+        let mut owned: Vec<String> = names
+            .into_iter()
+            .map(|s| s.as_ref().replace('\n', " "))
+            .collect();
+        owned.sort_unstable();
+        owned.dedup();
+        let mut buf = String::new();
+        for name in owned {
+            buf.push_str(&name);
+            buf.push('\n');
+        }
+        Names { buf }
+    }
+
+    /// The names in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.buf.split_terminator('\n')
+    }
+
+    /// Whether `name` is in the list.
+    pub fn contains(&self, name: &str) -> bool {
+        self.iter().any(|n| n == name)
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.buf.bytes().filter(|&b| b == b'\n').count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The names as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<Vec<S>> for Names {
+    fn eq(&self, other: &Vec<S>) -> bool {
+        self.iter().eq(other.iter().map(AsRef::as_ref))
+    }
 }

@@ -8,8 +8,7 @@ pub fn count_loc(source: &[u8], comments: &[(usize, usize)], data_start: Option<
     let limit = data_start.unwrap_or(source.len()).min(source.len());
     let mut count: u32 = 0;
     let mut cursor = 0usize; // index into `comments`
-    let mut line_start = 0usize;
-    // A UTF-8 byte order mark is not code.
+                             // A UTF-8 byte order mark is not code.
     let mut pos = if source.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
     } else {
@@ -24,7 +23,6 @@ pub fn count_loc(source: &[u8], comments: &[(usize, usize)], data_start: Option<
             }
             line_has_code = false;
             pos += 1;
-            line_start = pos;
             continue;
         }
         if !line_has_code && !is_blank(byte) {
@@ -45,10 +43,20 @@ pub fn count_loc(source: &[u8], comments: &[(usize, usize)], data_start: Option<
                 continue;
             }
             line_has_code = true;
+            // The rest of the line cannot change the answer: jump to its end.
+            match source
+                .get(pos..limit)
+                .and_then(|rest| memchr::memchr(b'\n', rest))
+            {
+                Some(offset) => {
+                    pos += offset;
+                    continue;
+                }
+                None => break,
+            }
         }
         pos += 1;
     }
-    let _ = line_start;
     if line_has_code {
         count = count.saturating_add(1);
     }

@@ -53,7 +53,15 @@ pub fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 
 /// Reads a file, refusing ones larger than `max_size`. Errors are a one-line reason.
 pub fn read_source(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| io_reason(&e))?;
+    if meta.is_dir() {
+        return Err("cannot read: is a directory".to_string());
+    }
+    if !meta.is_file() {
+        // A FIFO or device named `.rb` would block or never end.
+        return Err("not a regular file; not read".to_string());
+    }
     if meta.len() > max_size {
         return Err(format!(
             "file is {} (over max_file_size, {}); not parsed. Raise max_file_size in .rspec-scout.yml to include it",
@@ -61,7 +69,10 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
             human_size(max_size)
         ));
     }
-    std::fs::read(path).map_err(|e| io_reason(&e))
+    let mut file = std::fs::File::open(path).map_err(|e| io_reason(&e))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
+    file.read_to_end(&mut bytes).map_err(|e| io_reason(&e))?;
+    Ok(bytes)
 }
 
 fn io_reason(e: &std::io::Error) -> String {

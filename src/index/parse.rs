@@ -4,14 +4,12 @@
 //! Parsing never fails: a file prism cannot fully parse still yields every class and method
 //! prism recovered, plus its diagnostics.
 
-use std::collections::BTreeSet;
-
 use ruby_prism::{Node, Visit};
 
 use super::dispatch::dispatch;
 use super::facts::{
-    ClassFacts, ConstRef, Diagnostic, FileFacts, MethodFacts, MethodKind, NamespaceKind, Param,
-    ParamKind, ReceiverCall, ReceiverKind, Visibility,
+    ClassFacts, ConstRef, Diagnostic, FileFacts, MethodFacts, MethodKind, Names, NamespaceKind,
+    Param, ParamKind, Visibility,
 };
 use super::loc;
 
@@ -31,7 +29,7 @@ pub fn extract(path: &str, source: &[u8]) -> FileFacts {
         lines: line_count(source),
         ..FileFacts::default()
     };
-    if source.contains(&0) {
+    if memchr::memchr(0, source).is_some() {
         facts.skipped = Some("binary file (contains NUL bytes); not parsed".to_string());
         return facts;
     }
@@ -95,7 +93,7 @@ fn line_count(source: &[u8]) -> u32 {
     if source.is_empty() {
         return 0;
     }
-    let newlines = source.iter().filter(|&&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', source).count();
     let last_unterminated = usize::from(source.last() != Some(&b'\n'));
     u32::try_from(newlines + last_unterminated).unwrap_or(u32::MAX)
 }
@@ -243,7 +241,7 @@ impl Extractor<'_> {
             }
             Node::DefNode { .. } => {
                 if let Some(def) = node.as_def_node() {
-                    self.def(&def, ctx, None);
+                    self.def(&def, ctx, None, false);
                 }
             }
             Node::CallNode { .. } => {
@@ -303,9 +301,26 @@ impl Extractor<'_> {
                 }
             }
             Node::StatementsNode { .. } => self.statements(node, ctx),
-            _ => {}
+            _ => self.dynamic_defs(node, ctx),
         }
         self.leave();
+    }
+
+    /// Lists the defs buried in an expression (`klass = Class.new do def x; end end`) or in
+    /// a method body: Ruby's parser sees them, so the inventory has them, marked dynamic.
+    fn dynamic_defs(&mut self, node: &Node<'_>, ctx: &Ctx) {
+        let mut finder = DefFinder {
+            found: Vec::new(),
+            depth: self.depth,
+            truncated: false,
+        };
+        finder.visit(node);
+        if finder.truncated {
+            self.truncated = true;
+        }
+        for def in &finder.found {
+            self.def(def, ctx, None, true);
+        }
     }
 
     /// A class, module or `class << self` body: statements, or a begin with rescue clauses.
@@ -380,7 +395,8 @@ impl Extractor<'_> {
     }
 
     /// `Foo = Struct.new(...) do ... end`, `Foo = Class.new(Base)`, `Foo = Module.new`,
-    /// `Foo = Data.define(...)`: a namespace like any other.
+    /// `Foo = Data.define(...)`: a namespace like any other. Any other value may still hide
+    /// defs (`ENCODER = Class.new do ... end.new`): those are listed as dynamic.
     fn constant_assignment(
         &mut self,
         ctx: &Ctx,
@@ -389,33 +405,38 @@ impl Extractor<'_> {
         value: &Node<'_>,
         range: (u32, u32),
     ) {
-        let Some(call) = value.as_call_node() else {
-            return;
-        };
-        let Some(receiver) = call.receiver() else {
-            return;
-        };
-        let (recv, _) = const_path_text(&receiver);
-        let method = call.name();
-        let method = method.as_slice();
-        let (kind, superclass) = match (recv.as_str(), method) {
-            ("Struct", b"new") => (NamespaceKind::Class, Some("Struct".to_string())),
-            ("Data", b"define") => (NamespaceKind::Class, Some("Data".to_string())),
-            ("Class", b"new") => {
-                let sup = call
-                    .arguments()
-                    .and_then(|a| a.arguments().first())
-                    .map(|a| self.text(&a.location()));
-                (NamespaceKind::Class, sup)
+        let namespace = value.as_call_node().and_then(|call| {
+            let receiver = call.receiver()?;
+            let (recv, _) = const_path_text(&receiver);
+            let method = call.name();
+            let (kind, superclass) = match (recv.as_str(), method.as_slice()) {
+                ("Struct", b"new") => (NamespaceKind::Class, Some("Struct".to_string())),
+                ("Data", b"define") => (NamespaceKind::Class, Some("Data".to_string())),
+                ("Class", b"new") => {
+                    let sup = call
+                        .arguments()
+                        .and_then(|a| a.arguments().first())
+                        .map(|a| self.text(&a.location()));
+                    (NamespaceKind::Class, sup)
+                }
+                ("Module", b"new") => (NamespaceKind::Module, None),
+                _ => return None,
+            };
+            Some((kind, superclass, call))
+        });
+        match namespace {
+            Some((kind, superclass, call)) => {
+                let body = call
+                    .block()
+                    .and_then(|b| b.as_block_node())
+                    .and_then(|b| b.body());
+                self.namespace(ctx, written, absolute, kind, superclass, range, body);
+                if let Some(args) = call.arguments() {
+                    self.dynamic_defs(&args.as_node(), ctx);
+                }
             }
-            ("Module", b"new") => (NamespaceKind::Module, None),
-            _ => return,
-        };
-        let body = call
-            .block()
-            .and_then(|b| b.as_block_node())
-            .and_then(|b| b.body());
-        self.namespace(ctx, written, absolute, kind, superclass, range, body);
+            None => self.dynamic_defs(value, ctx),
+        }
     }
 
     fn call(&mut self, call: &ruby_prism::CallNode<'_>, ctx: &mut Ctx) {
@@ -472,10 +493,16 @@ impl Extractor<'_> {
         // Defs passed as arguments: `memoize def total`, `helper_method def current_user`.
         for arg in &args {
             if let Some(def) = arg.as_def_node() {
-                self.def(&def, ctx, None);
+                self.def(&def, ctx, None, false);
             } else if let Some(inner) = arg.as_call_node() {
                 self.call(&inner, ctx);
+            } else {
+                self.dynamic_defs(arg, ctx);
             }
+        }
+        if let Some(recv) = receiver.as_ref().filter(|r| r.as_self_node().is_none()) {
+            // `Class.new { def call; end }.new(self)`
+            self.dynamic_defs(recv, ctx);
         }
 
         if let Some(block) = call.block().and_then(|b| b.as_block_node()) {
@@ -504,7 +531,7 @@ impl Extractor<'_> {
 
     fn visibility_arg(&mut self, arg: &Node<'_>, ctx: &mut Ctx, target: VisTarget) {
         if let Some(def) = arg.as_def_node() {
-            self.def(&def, ctx, Some(target));
+            self.def(&def, ctx, Some(target), false);
             return;
         }
         if let Some(splat) = arg.as_splat_node() {
@@ -571,7 +598,13 @@ impl Extractor<'_> {
         }
     }
 
-    fn def(&mut self, def: &ruby_prism::DefNode<'_>, ctx: &Ctx, explicit: Option<VisTarget>) {
+    fn def(
+        &mut self,
+        def: &ruby_prism::DefNode<'_>,
+        ctx: &Ctx,
+        explicit: Option<VisTarget>,
+        dynamic: bool,
+    ) {
         let name = bytes_to_string(def.name().as_slice());
         let mut owner = ctx.owner.clone();
         let (mut kind, receiver_written) = match def.receiver() {
@@ -614,15 +647,15 @@ impl Extractor<'_> {
 
         let params = def.parameters().map(|p| params_of(&p)).unwrap_or_default();
         let mut collector = BodyCollector {
-            params: params
-                .iter()
-                .map(|p| p.name.clone())
-                .filter(|n| !n.is_empty())
-                .collect(),
-            calls: BTreeSet::new(),
+            params: def
+                .parameters()
+                .map(|p| param_names(&p))
+                .unwrap_or_default(),
+            calls: Vec::new(),
             constants: Vec::new(),
-            ivars: BTreeSet::new(),
-            receiver_calls: BTreeSet::new(),
+            ivars: Vec::new(),
+            receiver_calls: Vec::new(),
+            nested_defs: Vec::new(),
             depth: self.depth,
             truncated: false,
         };
@@ -641,10 +674,25 @@ impl Extractor<'_> {
         if collector.truncated {
             self.truncated = true;
         }
-        for c in &mut collector.constants {
-            c.methods.sort();
-            c.methods.dedup();
-        }
+        let constants = collector
+            .constants
+            .into_iter()
+            .map(|(mut c, mut methods)| {
+                c.methods = Names::from_unsorted(&mut methods);
+                c
+            })
+            .collect();
+        let calls = Names::from_unsorted(&mut collector.calls);
+        let mut ivars: Vec<&[u8]> = collector
+            .ivars
+            .iter()
+            .map(|v| v.strip_prefix(b"@").unwrap_or(v))
+            .collect();
+        let ivars = Names::from_unsorted(&mut ivars);
+        let mut receivers: Vec<&[u8]> =
+            collector.receiver_calls.iter().map(Vec::as_slice).collect();
+        let receiver_calls = Names::from_unsorted(&mut receivers);
+        let nested_defs = collector.nested_defs;
         self.methods.push(MethodFacts {
             name,
             owner,
@@ -652,13 +700,17 @@ impl Extractor<'_> {
             visibility,
             line_range,
             scope: ctx.scope,
+            dynamic,
             body_digest,
             params,
-            calls: collector.calls.into_iter().collect(),
-            constants: collector.constants,
-            ivars: collector.ivars.into_iter().collect(),
-            receiver_calls: collector.receiver_calls.into_iter().collect(),
+            calls,
+            constants,
+            ivars,
+            receiver_calls,
         });
+        for nested in &nested_defs {
+            self.def(nested, ctx, None, true);
+        }
     }
 
     /// `def Foo.bar` or `class << Foo` inside `Foo`: the written name is the current owner
@@ -724,7 +776,10 @@ fn always_private(name: &str) -> bool {
 /// The text of a constant path (`A::B`), and whether it starts with `::`. Dynamic paths
 /// (`foo::Bar`) and anything that is not a constant give an empty string.
 pub(crate) fn const_path_text(node: &Node<'_>) -> (String, bool) {
-    let mut parts: Vec<String> = Vec::new();
+    if let Some(read) = node.as_constant_read_node() {
+        return (bytes_to_string(read.name().as_slice()), false);
+    }
+    let mut parts: Vec<&[u8]> = Vec::new();
     let mut absolute = false;
     // Iterative on purpose: `A::B::C::...` can be arbitrarily long.
     let mut next = match const_step(node, &mut parts, &mut absolute) {
@@ -737,18 +792,26 @@ pub(crate) fn const_path_text(node: &Node<'_>) -> (String, bool) {
             Err(()) => return (String::new(), false),
         };
     }
-    parts.reverse();
-    (parts.join("::"), absolute)
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + 2).sum());
+    for (i, part) in parts.iter().rev().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"::");
+        }
+        out.extend_from_slice(part);
+    }
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, absolute)
 }
 
 /// One segment of a constant path: pushes its name and returns its parent, if any.
 fn const_step<'pr>(
     node: &Node<'pr>,
-    parts: &mut Vec<String>,
+    parts: &mut Vec<&'pr [u8]>,
     absolute: &mut bool,
 ) -> Result<Option<Node<'pr>>, ()> {
     if let Some(read) = node.as_constant_read_node() {
-        parts.push(bytes_to_string(read.name().as_slice()));
+        parts.push(read.name().as_slice());
         return Ok(None);
     }
     let (name, parent) = if let Some(path) = node.as_constant_path_node() {
@@ -759,11 +822,36 @@ fn const_step<'pr>(
         return Err(());
     };
     let name = name.ok_or(())?;
-    parts.push(bytes_to_string(name.as_slice()));
+    parts.push(name.as_slice());
     if parent.is_none() {
         *absolute = true;
     }
     Ok(parent)
+}
+
+/// Parameter names as borrowed bytes (for receiver inference while visiting the body).
+fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>) -> Vec<&'pr [u8]> {
+    let mut out = Vec::new();
+    for p in params
+        .requireds()
+        .iter()
+        .chain(params.optionals().iter())
+        .chain(params.posts().iter())
+    {
+        if let Some(r) = p.as_required_parameter_node() {
+            out.push(r.name().as_slice());
+        } else if let Some(o) = p.as_optional_parameter_node() {
+            out.push(o.name().as_slice());
+        }
+    }
+    for p in &params.keywords() {
+        if let Some(k) = p.as_required_keyword_parameter_node() {
+            out.push(k.name().as_slice());
+        } else if let Some(k) = p.as_optional_keyword_parameter_node() {
+            out.push(k.name().as_slice());
+        }
+    }
+    out
 }
 
 fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
@@ -846,40 +934,15 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
     out
 }
 
-/// Collects calls, constants, ivars and receiver calls of one method body.
-struct BodyCollector {
-    params: BTreeSet<String>,
-    calls: BTreeSet<String>,
-    constants: Vec<ConstRef>,
-    ivars: BTreeSet<String>,
-    receiver_calls: BTreeSet<ReceiverCall>,
+/// Finds the outermost defs inside an expression (their own nested defs are found when
+/// they are processed).
+struct DefFinder<'pr> {
+    found: Vec<ruby_prism::DefNode<'pr>>,
     depth: usize,
     truncated: bool,
 }
 
-impl BodyCollector {
-    fn constant(&mut self, path: String, absolute: bool, method: Option<String>, line: u32) {
-        if path.is_empty() {
-            return;
-        }
-        if let Some(existing) = self
-            .constants
-            .iter_mut()
-            .find(|c| c.path == path && c.absolute == absolute)
-        {
-            existing.methods.extend(method);
-            return;
-        }
-        self.constants.push(ConstRef {
-            path,
-            absolute,
-            methods: method.into_iter().collect(),
-            line,
-        });
-    }
-}
-
-impl<'pr> Visit<'pr> for BodyCollector {
+impl<'pr> Visit<'pr> for DefFinder<'pr> {
     fn visit(&mut self, node: &Node<'pr>) {
         if self.depth >= MAX_TREE_DEPTH {
             self.truncated = true;
@@ -890,26 +953,91 @@ impl<'pr> Visit<'pr> for BodyCollector {
         self.depth -= 1;
     }
 
-    fn visit_def_node(&mut self, _node: &ruby_prism::DefNode<'pr>) {
+    fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
+        if let Some(def) = node.as_node().as_def_node() {
+            self.found.push(def);
+        }
+    }
+}
+
+/// Collects calls, constants, ivars and receiver calls of one method body, and the defs
+/// nested in it (listed afterwards as dynamic). Lists are sorted and deduplicated at the end.
+struct BodyCollector<'pr> {
+    params: Vec<&'pr [u8]>,
+    calls: Vec<&'pr [u8]>,
+    constants: Vec<(ConstRef, Vec<&'pr [u8]>)>,
+    ivars: Vec<&'pr [u8]>,
+    /// `@var.method` / `param.method`, built as the visit goes.
+    receiver_calls: Vec<Vec<u8>>,
+    nested_defs: Vec<ruby_prism::DefNode<'pr>>,
+    depth: usize,
+    truncated: bool,
+}
+
+impl<'pr> BodyCollector<'pr> {
+    fn constant(
+        &mut self,
+        path: String,
+        absolute: bool,
+        method: Option<&'pr [u8]>,
+        node: &Node<'pr>,
+    ) {
+        if path.is_empty() {
+            return;
+        }
+        if let Some(i) = self
+            .constants
+            .iter()
+            .position(|c| c.0.path == path && c.0.absolute == absolute)
+        {
+            if let (Some(m), Some(entry)) = (method, self.constants.get_mut(i)) {
+                entry.1.push(m);
+            }
+            return;
+        }
+        self.constants.push((
+            ConstRef {
+                path,
+                absolute,
+                methods: Names::default(),
+                line: line_of(node.location().start_line()),
+            },
+            method.into_iter().collect(),
+        ));
+    }
+}
+
+impl<'pr> Visit<'pr> for BodyCollector<'pr> {
+    fn visit(&mut self, node: &Node<'pr>) {
+        if self.depth >= MAX_TREE_DEPTH {
+            self.truncated = true;
+            return;
+        }
+        self.depth += 1;
+        dispatch(self, node);
+        self.depth -= 1;
+    }
+
+    fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
         // A def inside a def is another method; its body is not this method's.
+        if let Some(def) = node.as_node().as_def_node() {
+            self.nested_defs.push(def);
+        }
     }
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
-        let name = bytes_to_string(node.name().as_slice());
+        let name = node.name().as_slice();
         match node.receiver() {
-            None => {
-                self.calls.insert(name);
-            }
+            None => self.calls.push(name),
             Some(recv) => {
                 if recv.as_self_node().is_some() {
-                    self.calls.insert(name);
+                    self.calls.push(name);
                 } else if recv.as_constant_read_node().is_some()
                     || recv.as_constant_path_node().is_some()
                 {
                     let (path, absolute) = const_path_text(&recv);
                     if !path.is_empty() {
-                        let line = line_of(recv.location().start_line());
-                        self.constant(path, absolute, Some(name), line);
+                        self.constant(path, absolute, Some(name), &recv);
                         if let Some(args) = node.arguments() {
                             self.visit_arguments_node(&args);
                         }
@@ -919,20 +1047,21 @@ impl<'pr> Visit<'pr> for BodyCollector {
                         return;
                     }
                 } else if let Some(ivar) = recv.as_instance_variable_read_node() {
-                    let var = ivar_name(ivar.name().as_slice());
-                    self.receiver_calls.insert(ReceiverCall {
-                        kind: ReceiverKind::Ivar,
-                        name: var,
-                        method: name,
-                    });
+                    let var = ivar.name().as_slice();
+                    self.ivars.push(var);
+                    self.receiver_calls.push([var, b".", name].concat());
+                    // The receiver is handled: only arguments and block are left.
+                    if let Some(args) = node.arguments() {
+                        self.visit_arguments_node(&args);
+                    }
+                    if let Some(block) = node.block() {
+                        self.visit(&block);
+                    }
+                    return;
                 } else if let Some(local) = recv.as_local_variable_read_node() {
-                    let var = bytes_to_string(local.name().as_slice());
+                    let var = local.name().as_slice();
                     if self.params.contains(&var) {
-                        self.receiver_calls.insert(ReceiverCall {
-                            kind: ReceiverKind::Param,
-                            name: var,
-                            method: name,
-                        });
+                        self.receiver_calls.push([var, b".", name].concat());
                     }
                 }
             }
@@ -941,8 +1070,12 @@ impl<'pr> Visit<'pr> for BodyCollector {
     }
 
     fn visit_constant_read_node(&mut self, node: &ruby_prism::ConstantReadNode<'pr>) {
-        let line = line_of(node.location().start_line());
-        self.constant(bytes_to_string(node.name().as_slice()), false, None, line);
+        self.constant(
+            bytes_to_string(node.name().as_slice()),
+            false,
+            None,
+            &node.as_node(),
+        );
     }
 
     fn visit_constant_path_node(&mut self, node: &ruby_prism::ConstantPathNode<'pr>) {
@@ -951,8 +1084,7 @@ impl<'pr> Visit<'pr> for BodyCollector {
             // `foo::Bar`: the parent is an expression worth visiting.
             ruby_prism::visit_constant_path_node(self, node);
         } else {
-            let line = line_of(node.location().start_line());
-            self.constant(path, absolute, None, line);
+            self.constant(path, absolute, None, &node.as_node());
         }
     }
 
@@ -960,14 +1092,14 @@ impl<'pr> Visit<'pr> for BodyCollector {
         &mut self,
         node: &ruby_prism::InstanceVariableReadNode<'pr>,
     ) {
-        self.ivars.insert(ivar_name(node.name().as_slice()));
+        self.ivars.push(node.name().as_slice());
     }
 
     fn visit_instance_variable_or_write_node(
         &mut self,
         node: &ruby_prism::InstanceVariableOrWriteNode<'pr>,
     ) {
-        self.ivars.insert(ivar_name(node.name().as_slice()));
+        self.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_or_write_node(self, node);
     }
 
@@ -975,7 +1107,7 @@ impl<'pr> Visit<'pr> for BodyCollector {
         &mut self,
         node: &ruby_prism::InstanceVariableAndWriteNode<'pr>,
     ) {
-        self.ivars.insert(ivar_name(node.name().as_slice()));
+        self.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_and_write_node(self, node);
     }
 
@@ -983,39 +1115,75 @@ impl<'pr> Visit<'pr> for BodyCollector {
         &mut self,
         node: &ruby_prism::InstanceVariableOperatorWriteNode<'pr>,
     ) {
-        self.ivars.insert(ivar_name(node.name().as_slice()));
+        self.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_operator_write_node(self, node);
     }
 }
 
-fn ivar_name(bytes: &[u8]) -> String {
-    bytes_to_string(bytes.strip_prefix(b"@").unwrap_or(bytes))
-}
-
 /// Lossy UTF-8: names in non-UTF-8 files keep a replacement character instead of failing.
 pub(crate) fn bytes_to_string(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
-/// FNV-1a over the text with each line trimmed and blank lines dropped, so re-indenting or
-/// moving a method does not change its digest, but any other edit does.
+/// A digest of the text with each line trimmed and blank lines dropped, so re-indenting or
+/// moving a method does not change it, but any other edit does. Eight bytes per step
+/// (rotate, xor, multiply, as FxHash does); stable across runs and platforms.
 pub fn digest_normalized(text: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut hash = OFFSET;
-    for line in text.split(|&b| b == b'\n') {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |word: u64| hash = (hash.rotate_left(5) ^ word).wrapping_mul(K);
+    for line in SplitLines::new(text) {
         let trimmed = trim_ascii(line);
         if trimmed.is_empty() {
             continue;
         }
-        for &b in trimmed {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(PRIME);
+        let mut chunks = trimmed.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            mix(u64::from_le_bytes(word));
         }
-        hash ^= u64::from(b'\n');
-        hash = hash.wrapping_mul(PRIME);
+        let rest = chunks.remainder();
+        let mut word = [0u8; 8];
+        if let Some(dst) = word.get_mut(..rest.len()) {
+            dst.copy_from_slice(rest);
+        }
+        mix(u64::from_le_bytes(word));
+        mix(trimmed.len() as u64);
     }
     hash
+}
+
+/// Lines of a byte slice, found with memchr.
+struct SplitLines<'a> {
+    rest: Option<&'a [u8]>,
+}
+
+impl<'a> SplitLines<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        SplitLines { rest: Some(text) }
+    }
+}
+
+impl<'a> Iterator for SplitLines<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let rest = self.rest?;
+        match memchr::memchr(b'\n', rest) {
+            Some(i) => {
+                self.rest = rest.get(i + 1..);
+                rest.get(..i)
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
 }
 
 fn trim_ascii(line: &[u8]) -> &[u8] {
@@ -1028,4 +1196,273 @@ fn trim_ascii(line: &[u8]) -> &[u8] {
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(start, |e| e + 1);
     line.get(start..end).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::facts::ReceiverKind;
+
+    /// `(id, visibility, first line, last line)` of every method, in source order.
+    fn inventory(src: &str) -> Vec<(String, Visibility, u32, u32)> {
+        extract("t.rb", src.as_bytes())
+            .methods
+            .iter()
+            .map(|m| (m.id(), m.visibility, m.line_range.0, m.line_range.1))
+            .collect()
+    }
+
+    fn ids_with(src: &str, vis: Visibility) -> Vec<String> {
+        inventory(src)
+            .into_iter()
+            .filter(|m| m.1 == vis)
+            .map(|m| m.0)
+            .collect()
+    }
+
+    #[test]
+    fn private_section_applies_until_public_and_not_to_def_self() {
+        let src = "class A\n  def a; end\n  private\n  def b; end\n  def self.c; end\n  public\n  def d; end\nend\n";
+        assert_eq!(ids_with(src, Visibility::Private), vec!["A#b"]);
+        assert_eq!(ids_with(src, Visibility::Public), vec!["A#a", "A.c", "A#d"]);
+    }
+
+    #[test]
+    fn visibility_with_arguments_acts_on_defined_methods() {
+        let src = "class A\n  def a; end\n  def b; end\n  def c; end\n  private :a, :b\n  protected def d; end\n  private *%i[c]\nend\n";
+        assert_eq!(
+            ids_with(src, Visibility::Private),
+            vec!["A#a", "A#b", "A#c"]
+        );
+        assert_eq!(ids_with(src, Visibility::Protected), vec!["A#d"]);
+    }
+
+    #[test]
+    fn private_class_method_and_class_self_sections() {
+        let src = "class A\n  def self.a; end\n  private_class_method :a\n  private_class_method def self.b; end\n  class << self\n    def c; end\n    private\n    def d; end\n  end\nend\n";
+        assert_eq!(
+            ids_with(src, Visibility::Private),
+            vec!["A.a", "A.b", "A.d"]
+        );
+        assert_eq!(ids_with(src, Visibility::Public), vec!["A.c"]);
+    }
+
+    #[test]
+    fn module_function_makes_singleton_methods() {
+        let src =
+            "module M\n  def a; end\n  module_function :a\n  module_function\n  def b; end\nend\n";
+        assert_eq!(ids_with(src, Visibility::Public), vec!["M.a", "M.b"]);
+    }
+
+    #[test]
+    fn initialize_is_always_private() {
+        assert_eq!(
+            ids_with("class A\n  def initialize; end\nend\n", Visibility::Private),
+            vec!["A#initialize"]
+        );
+    }
+
+    #[test]
+    fn concern_class_methods_block_is_singleton_and_included_block_instance() {
+        let src = "module C\n  extend ActiveSupport::Concern\n  included do\n    def i; end\n  end\n  class_methods do\n    def s; end\n  end\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        assert!(facts.classes[0].concern);
+        assert_eq!(ids_with(src, Visibility::Public), vec!["C#i", "C.s"]);
+    }
+
+    #[test]
+    fn nesting_compact_and_absolute_names() {
+        let src = "module A\n  class B::C\n  end\n  class ::D\n  end\n  module E\n    class F; end\n  end\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        let names: Vec<(&str, Vec<&str>)> = facts
+            .classes
+            .iter()
+            .map(|c| {
+                (
+                    c.name.as_str(),
+                    c.nesting.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("A", vec!["A"]),
+                ("A::B::C", vec!["A::B::C", "A"]),
+                ("D", vec!["D", "A"]),
+                ("A::E", vec!["A::E", "A"]),
+                ("A::E::F", vec!["A::E::F", "A::E", "A"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn struct_class_new_and_data_define_are_namespaces() {
+        let src = "Point = Struct.new(:x) do\n  def a; end\nend\nErr = Class.new(StandardError)\nV = Data.define(:v) do\n  def b = v\nend\nM = Module.new\n";
+        let facts = extract("t.rb", src.as_bytes());
+        let classes: Vec<(&str, Option<&str>)> = facts
+            .classes
+            .iter()
+            .map(|c| (c.name.as_str(), c.superclass.as_deref()))
+            .collect();
+        assert_eq!(
+            classes,
+            vec![
+                ("Point", Some("Struct")),
+                ("Err", Some("StandardError")),
+                ("V", Some("Data")),
+                ("M", None)
+            ]
+        );
+        assert_eq!(ids_with(src, Visibility::Public), vec!["Point#a", "V#b"]);
+    }
+
+    #[test]
+    fn operator_setter_and_predicate_names() {
+        let src = "class A\n  def ==(o) = true\n  def [](k); end\n  def <=>(o); end\n  def name=(v); end\n  def valid?; end\n  def save!; end\n  def self./(x); end\n  def -@; end\nend\n";
+        assert_eq!(
+            ids_with(src, Visibility::Public),
+            vec!["A#==", "A#[]", "A#<=>", "A#name=", "A#valid?", "A#save!", "A./", "A#-@"]
+        );
+    }
+
+    #[test]
+    fn endless_and_multiline_line_ranges() {
+        let src = "class A\n  def a = 1\n\n  def b\n    1\n  end\n  def c(*) = d(*)\nend\n";
+        let ranges: Vec<(String, u32, u32)> = inventory(src)
+            .into_iter()
+            .map(|m| (m.0, m.2, m.3))
+            .collect();
+        assert_eq!(
+            ranges,
+            vec![
+                ("A#a".into(), 2, 2),
+                ("A#b".into(), 4, 6),
+                ("A#c".into(), 7, 7)
+            ]
+        );
+    }
+
+    #[test]
+    fn attr_accessors_are_not_methods_and_top_level_defs_are_private_object_methods() {
+        let src = "class A\n  attr_reader :x\n  attr_accessor :y\n  private attr_writer :z\nend\ndef helper; end\n";
+        assert_eq!(
+            inventory(src),
+            vec![("Object#helper".to_string(), Visibility::Private, 6, 6)]
+        );
+    }
+
+    #[test]
+    fn body_facts_calls_constants_ivars_and_receivers() {
+        let src = "module Billing\n  class Charge\n    def call(order, amount: 1)\n      validate!\n      self.log\n      PaymentGateway.charge(@payment, order.total)\n      ::Money.new(amount) + Tax::RATE\n      @gateway.refund(order.id)\n      foo::Bar\n    end\n  end\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        let m = &facts.methods[0];
+        assert_eq!(m.calls, vec!["foo", "log", "validate!"]);
+        let consts: Vec<(&str, bool, Vec<&str>)> = m
+            .constants
+            .iter()
+            .map(|c| (c.path.as_str(), c.absolute, c.methods.iter().collect()))
+            .collect();
+        assert_eq!(
+            consts,
+            vec![
+                ("PaymentGateway", false, vec!["charge"]),
+                ("Money", true, vec!["new"]),
+                ("Tax::RATE", false, vec![])
+            ]
+        );
+        assert_eq!(m.ivars, vec!["gateway", "payment"]);
+        let recv: Vec<(ReceiverKind, &str, &str)> = m
+            .receiver_calls()
+            .map(|r| (r.kind, r.name, r.method))
+            .collect();
+        assert_eq!(
+            recv,
+            vec![
+                (ReceiverKind::Ivar, "gateway", "refund"),
+                (ReceiverKind::Param, "order", "id"),
+                (ReceiverKind::Param, "order", "total"),
+            ]
+        );
+        let params: Vec<(&str, ParamKind)> =
+            m.params.iter().map(|p| (p.name.as_str(), p.kind)).collect();
+        assert_eq!(
+            params,
+            vec![
+                ("order", ParamKind::Required),
+                ("amount", ParamKind::OptionalKeyword)
+            ]
+        );
+    }
+
+    #[test]
+    fn defs_inside_methods_and_expressions_are_dynamic() {
+        let src = "class A\n  def self.included(base)\n    base.class_eval do\n      def injected; end\n    end\n  end\n  HELPER = Class.new { def call; end }.new\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        let listed: Vec<(String, bool, bool)> = facts
+            .methods
+            .iter()
+            .map(|m| (m.id(), m.dynamic, m.is_public_api()))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("A.included".into(), false, true),
+                ("A#injected".into(), true, false),
+                ("A#call".into(), true, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn digest_ignores_indentation_and_blank_lines_only() {
+        let a = digest_normalized(b"def a\n  x = 1\n  y\nend");
+        let b = digest_normalized(b"    def a\n\n        x = 1\n      y\n    end\n");
+        let c = digest_normalized(b"def a\n  x = 2\n  y\nend");
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn broken_files_keep_what_prism_recovered() {
+        let src = "class A\n  def ok; end\n  def broken(\n  def later; end\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        assert!(facts.diagnostic_count > 0);
+        assert!(facts.diagnostics.iter().all(|d| d.line >= 1));
+        assert!(
+            facts.methods.iter().any(|m| m.name == "ok"),
+            "{:?}",
+            facts.methods
+        );
+    }
+
+    #[test]
+    fn hostile_bytes_never_panic() {
+        let nul = extract("t.rb", b"class A\0\n");
+        assert!(nul.skipped.as_deref().is_some_and(|r| r.contains("NUL")));
+        let latin1 = extract("t.rb", b"# caf\xe9\nclass Caf\xe9\n  def x; end\nend\n");
+        assert!(!latin1.utf8);
+        let empty = extract("t.rb", b"");
+        assert_eq!((empty.loc, empty.lines, empty.methods.len()), (0, 0, 0));
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded_not_a_stack_overflow() {
+        let ifs = format!("{}x\n{}", "if a\n".repeat(10_000), "end\n".repeat(10_000));
+        let parens = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+        let chain = format!("def f\n  {}a\nend\n", "a + ".repeat(200_000));
+        for src in [ifs, parens, chain] {
+            let facts = in_big_stack(move || extract("t.rb", src.as_bytes()));
+            assert!(facts.diagnostic_count > 0);
+        }
+    }
+
+    fn in_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(crate::index::WORKER_STACK)
+            .spawn(f)
+            .expect("thread")
+            .join()
+            .expect("no panic")
+    }
 }

@@ -82,6 +82,10 @@ pub struct MethodSymbol {
     pub visibility: Visibility,
     /// `[def line, end line]`.
     pub line_range: [u32; 2],
+    /// Defined at run time (inside a method body or an expression's block): listed because
+    /// Ruby's parser lists it, never a wave item.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dynamic: bool,
 }
 
 /// Totals over all files.
@@ -157,6 +161,7 @@ fn file_symbols(f: &FileFacts) -> FileSymbols {
                 kind: m.kind,
                 visibility: m.visibility,
                 line_range: [m.line_range.0, m.line_range.1],
+                dynamic: m.dynamic,
             })
             .collect(),
     }

@@ -10,6 +10,7 @@ use std::mem::MaybeUninit;
 use std::ptr::addr_of_mut;
 
 use serde_yaml::{Mapping, Number, Value};
+#[allow(clippy::unsafe_removed_from_name)]
 use unsafe_libyaml as sys;
 
 use super::scalar::{tokenize, Scalar};

@@ -226,18 +226,11 @@ fn is_valid_date(s: &str) -> bool {
     if !(y.len() == 4 && digits(y) && digits(m) && digits(d)) {
         return false;
     }
-    let month_ok = match m.as_bytes() {
-        [_] => true,
-        [b'0', _] => true,
-        [b'1', b'0'..=b'2'] => true,
-        _ => false,
-    };
-    let day_ok = match d.as_bytes() {
-        [_] => true,
-        [b'0' | b'1' | b'2', _] => true,
-        [b'3', b'0' | b'1'] => true,
-        _ => false,
-    };
+    let month_ok = matches!(m.as_bytes(), [_] | [b'0', _] | [b'1', b'0'..=b'2']);
+    let day_ok = matches!(
+        d.as_bytes(),
+        [_] | [b'0' | b'1' | b'2', _] | [b'3', b'0' | b'1']
+    );
     month_ok && day_ok
 }
 
@@ -341,12 +334,12 @@ fn is_float(s: &str) -> bool {
     let Some((int, rest)) = body.split_once('.') else {
         return false;
     };
-    if !int.is_empty()
-        && !(int.starts_with(|c: char| c.is_ascii_digit())
+    let int_ok = int.is_empty()
+        || (int.starts_with(|c: char| c.is_ascii_digit())
             && int
                 .bytes()
-                .all(|b| b.is_ascii_digit() || b == b'_' || b == b','))
-    {
+                .all(|b| b.is_ascii_digit() || b == b'_' || b == b','));
+    if !int_ok {
         return false;
     }
     let (frac, exp) = match rest.find(['e', 'E']) {
