@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Tells an RSpec test-writing pipeline what to test in a Ruby/Rails codebase, in which
 /// order, and which cases each method has.
@@ -14,9 +14,12 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
 
-    /// Output format: yaml is the agent contract, text is for people.
-    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Yaml)]
-    pub format: FormatArg,
+    /// Output format. yaml is the agent contract and the default of discover, analyze,
+    /// symbols and status; the commands that replace pipeline scripts default to what the
+    /// script printed (validate: its text protocol; test-config and skeleton: JSON;
+    /// outline and strip-markers: text).
+    #[arg(long, global = true, value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Config file (default: .rspec-scout.yml at the root).
     #[arg(long, global = true, value_name = "FILE")]
@@ -42,7 +45,7 @@ pub struct Cli {
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
-    /// YAML (default).
+    /// YAML.
     Yaml,
     /// JSON.
     Json,
@@ -64,10 +67,171 @@ pub enum ProgressArg {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Changed Ruby files -> methods with method_mode, complexity zones, cross-class graph,
+    /// dependency waves; writes one metadata file per source file.
+    Discover(DiscoverArgs),
     /// Classes, modules and methods of Ruby files, with visibility, kind and line ranges.
     Symbols {
         /// Files or folders (folders are walked for in-scope .rb files).
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Per-method characteristics, side effects and dependencies -> behavior bank; updates
+    /// the metadata (cache-aware).
+    Analyze(AnalyzeArgs),
+    /// Decides test_config (test level, isolation, confidence, decision trace) per method.
+    TestConfig(TestConfigArgs),
+    /// Metadata -> RSpec describe/context/it skeleton; creates or patches the spec file.
+    Skeleton(SkeletonArgs),
+    /// The describe/context/it outline of an existing spec, per method.
+    Outline {
+        /// The spec file.
+        #[arg(value_name = "SPEC")]
+        spec: PathBuf,
+        /// Only this method id (repeatable).
+        #[arg(long, value_name = "METHOD_ID")]
+        only: Vec<String>,
+    },
+    /// Removes `# rspec-testing:` marker lines from a finished spec.
+    StripMarkers {
+        /// The spec file.
+        #[arg(value_name = "SPEC")]
+        spec: PathBuf,
+    },
+    /// Checks metadata files for a stage with the pipeline validator's messages and exit
+    /// codes (0 ok, 1 errors, 2 warnings only), or only that YAML files load (--yaml).
+    Validate(ValidateArgs),
+    /// Per source file: stage markers set, errors, warnings, cache valid or stale.
+    Status {
+        /// Source files or folders (default: every metadata file under the root).
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+}
+
+/// `discover` arguments.
+#[derive(Debug, Args)]
+pub struct DiscoverArgs {
+    /// Files or folders: single mode (method modes still come from git when in a repository).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Every in-scope Ruby file; every method counts as selected.
+    #[arg(long, conflicts_with_all = ["staged", "paths"])]
+    pub all: bool,
+    /// The index (staged changes) against HEAD.
+    #[arg(long, conflicts_with = "paths")]
+    pub staged: bool,
+    /// Base ref for branch mode (default: config `base`, origin/HEAD's target, main, master).
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// Keep selected only the methods whose id matches (e.g. `Payment#*`; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub only: Vec<String>,
+    /// Deselect the methods whose id matches (e.g. `*#call`; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Proceed even when a red-zone file has only new methods.
+    #[arg(long)]
+    pub allow_red: bool,
+    /// Write no metadata files.
+    #[arg(long)]
+    pub no_metadata: bool,
+    /// Also write discovery_debug/{slug}.yml (waves, dependencies, absorbed methods).
+    #[arg(long)]
+    pub debug: bool,
+    /// Report how long each phase took.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// `analyze` arguments.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Source files.
+    #[arg(value_name = "FILE", required_unless_present = "from_metadata")]
+    pub files: Vec<PathBuf>,
+    /// Analyze every source file that has discovery metadata.
+    #[arg(long, conflicts_with = "files")]
+    pub from_metadata: bool,
+    /// Re-analyze even when the cached analysis is still valid.
+    #[arg(long)]
+    pub force: bool,
+    /// Report how long each phase took.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// `test-config` arguments.
+#[derive(Debug, Args)]
+pub struct TestConfigArgs {
+    /// The metadata file (or a source file, whose metadata is found).
+    #[arg(value_name = "FILE")]
+    pub metadata: PathBuf,
+    /// Project type (default: the pipeline config, else detected from the Gemfile).
+    #[arg(long, value_parser = ["rails", "web", "service", "library"])]
+    pub project_type: Option<String>,
+    /// Test level for low-confidence methods (the answer to a needs_decision).
+    #[arg(long, value_parser = ["unit", "integration", "request"])]
+    pub low_confidence: Option<String>,
+}
+
+/// `skeleton` arguments.
+#[derive(Debug, Args)]
+pub struct SkeletonArgs {
+    /// The metadata file (or a source file, whose metadata is found).
+    #[arg(value_name = "METADATA")]
+    pub metadata: PathBuf,
+    /// Structure to print with --stdout.
+    #[arg(long, value_parser = ["full", "blocks", "outline"])]
+    pub mode: Option<String>,
+    /// Print the structure instead of writing the spec file.
+    #[arg(long)]
+    pub stdout: bool,
+    /// Spec path (default: the metadata's spec_path).
+    #[arg(long, value_name = "PATH")]
+    pub spec: Option<PathBuf>,
+    /// Project type (default: the pipeline config).
+    #[arg(long, value_parser = ["rails", "web", "service", "library"])]
+    pub project_type: Option<String>,
+    /// Controller spec policy (default: rails.controllers.spec_policy, else request).
+    #[arg(long, value_parser = ["request", "controller", "ask"])]
+    pub controllers_policy: Option<String>,
+    /// Answer to a controller spec policy decision.
+    #[arg(long, value_parser = ["request", "controller"])]
+    pub controllers_choice: Option<String>,
+    /// What to do with a legacy controller spec when writing request specs.
+    #[arg(long, value_parser = ["keep", "delete"])]
+    pub controllers_legacy: Option<String>,
+    /// Default for new methods whose block already exists in the spec.
+    #[arg(long, value_parser = ["ask", "overwrite", "skip"])]
+    pub on_new_conflict: Option<String>,
+    /// Per-method answer, METHOD_ID=overwrite|skip (repeatable; setters like Foo#bar= work).
+    #[arg(long, value_name = "METHOD_ID=ACTION")]
+    pub new_conflict: Vec<String>,
+    /// Only this method id (repeatable).
+    #[arg(long, value_name = "METHOD_ID")]
+    pub only: Vec<String>,
+    /// Deduplicate examples that occur at least N times in a method into shared_examples.
+    #[arg(long, value_name = "N")]
+    pub shared_examples_threshold: Option<usize>,
+}
+
+/// `validate` arguments.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Metadata files (YAML files with --yaml).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The stage to check the files for.
+    #[arg(long, value_parser = ["discovery-agent", "code-analyzer", "spec-writer"], required_unless_present = "yaml")]
+    pub stage: Option<String>,
+    /// Only check that each file loads as YAML (like validate_yaml.rb).
+    #[arg(long, conflicts_with = "stage")]
+    pub yaml: bool,
+    /// With --yaml: also read YAML from standard input.
+    #[arg(long, requires = "yaml")]
+    pub stdin: bool,
+    /// Also report, as errors, the rules the original validator never checked.
+    #[arg(long)]
+    pub strict: bool,
 }

@@ -10,17 +10,18 @@ use clap::Parser;
 
 use rspec_scout::app;
 use rspec_scout::config::{git_root_of, Config};
-use rspec_scout::report::{Answer, Format};
+use rspec_scout::report::{Answer, Format, Progress};
 use rspec_scout::Error;
 
-use cli::{Cli, Command, FormatArg};
+use cli::{Cli, Command, FormatArg, ProgressArg};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let format = match cli.format {
-        FormatArg::Yaml => Format::Yaml,
-        FormatArg::Json => Format::Json,
-        FormatArg::Text => Format::Text,
+        Some(FormatArg::Yaml) => Format::Yaml,
+        Some(FormatArg::Json) => Format::Json,
+        Some(FormatArg::Text) => Format::Text,
+        None => default_format(&cli.command),
     };
     let answer = match run(&cli) {
         Ok(answer) => answer,
@@ -30,14 +31,107 @@ fn main() -> ExitCode {
     ExitCode::from(answer.exit_code)
 }
 
+/// The commands that replace a pipeline script print what the script printed.
+fn default_format(command: &Command) -> Format {
+    match command {
+        Command::Validate(_) | Command::Outline { .. } | Command::StripMarkers { .. } => {
+            Format::Text
+        }
+        Command::Skeleton(args) if args.stdout => Format::Text,
+        Command::TestConfig(_) | Command::Skeleton(_) => Format::Json,
+        _ => Format::Yaml,
+    }
+}
+
 fn run(cli: &Cli) -> Result<Answer, Error> {
     let root = resolve_root(cli.root.as_deref())?;
     let mut config = Config::load(root, cli.config.as_deref())?;
     if let Some(threads) = cli.threads {
         config.threads = threads;
     }
+    let progress = match cli.progress {
+        ProgressArg::Auto => Progress::Auto,
+        ProgressArg::Never => Progress::Never,
+        ProgressArg::Json => Progress::Json,
+    };
     match &cli.command {
-        Command::Symbols { paths } => app::symbols(&config, paths),
+        Command::Symbols { paths } => app::symbols::run(&config, paths),
+        Command::Discover(a) => app::discover::run(
+            &config,
+            &app::discover::Options {
+                paths: a.paths.clone(),
+                all: a.all,
+                staged: a.staged,
+                base: a.base.clone(),
+                only: a.only.clone(),
+                exclude: a.exclude.clone(),
+                allow_red: a.allow_red,
+                no_metadata: a.no_metadata,
+                debug: a.debug,
+                timings: a.timings,
+                progress: if cli.quiet { Progress::Never } else { progress },
+            },
+        ),
+        Command::Analyze(a) => app::analyze::run(
+            &config,
+            &app::analyze::Options {
+                files: a.files.clone(),
+                from_metadata: a.from_metadata,
+                force: a.force,
+                timings: a.timings,
+            },
+        ),
+        Command::TestConfig(a) => app::test_config::run(
+            &config,
+            &app::test_config::Options {
+                metadata: a.metadata.clone(),
+                project_type: a.project_type.clone(),
+                low_confidence: a.low_confidence.clone(),
+            },
+        ),
+        Command::Skeleton(a) => app::skeleton::run(
+            &config,
+            &app::skeleton::Options {
+                metadata: a.metadata.clone(),
+                mode: a.mode.clone(),
+                stdout: a.stdout,
+                spec: a.spec.clone(),
+                project_type: a.project_type.clone(),
+                controllers_policy: a.controllers_policy.clone(),
+                controllers_choice: a.controllers_choice.clone(),
+                controllers_legacy: a.controllers_legacy.clone(),
+                on_new_conflict: a.on_new_conflict.clone(),
+                new_conflict: a.new_conflict.clone(),
+                only: a.only.clone(),
+                shared_examples_threshold: a.shared_examples_threshold,
+            },
+        ),
+        Command::Outline { spec, only } => app::outline::run(
+            &config,
+            &app::outline::Options {
+                spec: spec.clone(),
+                only: only.clone(),
+            },
+        ),
+        Command::StripMarkers { spec } => {
+            app::strip_markers::run(&config, &app::strip_markers::Options { spec: spec.clone() })
+        }
+        Command::Validate(a) => app::validate::run(
+            &config,
+            &app::validate::Options {
+                files: a.files.clone(),
+                stage: a.stage.clone(),
+                yaml: a.yaml,
+                stdin: a.stdin,
+                strict: a.strict,
+            },
+        ),
+        Command::Status { paths } => app::status::run(
+            &config,
+            &app::status::Options {
+                paths: paths.clone(),
+            },
+        ),
     }
 }
 

@@ -1,1 +1,329 @@
-//! metadata stage (in progress).
+//! The metadata files every stage reads and writes:
+//! `{project root}/{metadata_path}/rspec_metadata/{slug}.yml`.
+//!
+//! This module owns locating them (the project root is the git root of the source file, so
+//! a folder holding several repositories works), loading them as Psych would, and writing
+//! them atomically (temp file + rename, under an advisory lock so two processes never
+//! interleave a read-modify-write), keeping keys it does not know in their order.
+
+pub mod fields;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::yaml::{self, Mapping, Value};
+
+/// The pipeline's stages in order, by their marker prefix
+/// (`automation.{stage}_completed`).
+pub const STAGES: &[&str] = &[
+    "discovery_agent",
+    "code_analyzer",
+    "isolation_decider",
+    "spec_writer",
+    "test_reviewer",
+];
+
+/// Where the metadata of a source file lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The project root the source belongs to (its git root, else the configured root).
+    pub project_root: PathBuf,
+    /// The source path relative to `project_root`, with `/` separators.
+    pub source_rel: String,
+    /// The slug: `source_rel` with `/` → `_`, no `.rb`.
+    pub slug: String,
+    /// The metadata file.
+    pub path: PathBuf,
+}
+
+/// Locates the metadata of `source` (absolute, or relative to the current directory).
+pub fn locate(config: &Config, source: &Path) -> Location {
+    let abs = crate::index::walk::absolute(source);
+    let project_root = crate::config::git_root_of(&abs)
+        .filter(|r| abs.starts_with(r))
+        .unwrap_or_else(|| config.root.clone());
+    let source_rel = crate::index::walk::relative_to(&project_root, &abs)
+        .unwrap_or_else(|| source.to_string_lossy().replace('\\', "/"));
+    locate_rel(config, &project_root, &source_rel)
+}
+
+/// Locates the metadata of a source path already relative to `project_root`.
+pub fn locate_rel(config: &Config, project_root: &Path, source_rel: &str) -> Location {
+    let slug = crate::naming::slug(source_rel);
+    let path = config
+        .metadata_dir(project_root)
+        .join(format!("{slug}.yml"));
+    Location {
+        project_root: project_root.to_path_buf(),
+        source_rel: source_rel.to_string(),
+        slug,
+        path,
+    }
+}
+
+/// Loads a metadata file. `Ok(None)` when it does not exist; `METADATA_INVALID` when it
+/// cannot be read, is not YAML Psych would load, or is not a mapping.
+pub fn load(path: &Path) -> Result<Option<Mapping>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Error::MetadataInvalid {
+                path: path.to_path_buf(),
+                reason: if e.raw_os_error() == Some(21) {
+                    "is a directory, not a file".to_string()
+                } else {
+                    e.to_string()
+                },
+            })
+        }
+    };
+    let value =
+        yaml::load(&bytes, &path.display().to_string()).map_err(|e| Error::MetadataInvalid {
+            path: path.to_path_buf(),
+            reason: format!("Cannot parse YAML: {e}"),
+        })?;
+    match value {
+        Value::Mapping(map) => Ok(Some(map)),
+        Value::Null => Err(Error::MetadataInvalid {
+            path: path.to_path_buf(),
+            reason: "the file is empty".to_string(),
+        }),
+        _ => Err(Error::MetadataInvalid {
+            path: path.to_path_buf(),
+            reason: "metadata must be a Hash".to_string(),
+        }),
+    }
+}
+
+/// An exclusive advisory lock on a metadata file, held while it is read, changed and
+/// written. Dropping it releases the lock.
+#[derive(Debug)]
+pub struct Lock {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of a metadata file (a sidecar `.{name}.lock` next to it), creating the
+/// folder when needed. Blocks until another process releases it.
+pub fn lock(path: &Path) -> Result<Lock> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lock_path = dir.join(format!(".{name}.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| write_failed(&lock_path, &e))?;
+    file.lock().map_err(|e| write_failed(&lock_path, &e))?;
+    Ok(Lock { _file: file })
+}
+
+/// Writes `map` to `path` atomically: a temp file in the same folder, flushed to disk, then
+/// renamed over the target. A failure leaves the old file untouched.
+pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
+    let text = yaml::to_string(&Value::Mapping(map.clone()));
+    write_text_atomic(path, text.as_bytes())
+}
+
+/// Writes bytes atomically (see [`write_atomic`]).
+pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(write_failed(path, &e));
+    }
+    Ok(())
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    COUNTER.fetch_add(1, Ordering::Relaxed)
+}
+
+fn write_failed(path: &Path, e: &std::io::Error) -> Error {
+    Error::WriteFailed {
+        path: path.to_path_buf(),
+        reason: match e.kind() {
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => e.to_string(),
+        },
+    }
+}
+
+/// Sets `key` to `value`, keeping the key's position when it exists, appending otherwise.
+pub fn set(map: &mut Mapping, key: &str, value: Value) {
+    if let Some(slot) = map.get_mut(key) {
+        *slot = value;
+    } else {
+        map.insert(Value::String(key.to_string()), value);
+    }
+}
+
+/// Runs `f` on the `automation` mapping, created (at the end) when missing or not a
+/// mapping, and stores the result back in place.
+pub fn with_automation<R>(map: &mut Mapping, f: impl FnOnce(&mut Mapping) -> R) -> R {
+    let mut auto = match map.get("automation") {
+        Some(Value::Mapping(m)) => m.clone(),
+        _ => Mapping::new(),
+    };
+    let result = f(&mut auto);
+    set(map, "automation", Value::Mapping(auto));
+    result
+}
+
+/// Sets `automation.{stage}_completed: true`.
+pub fn mark_completed(map: &mut Mapping, stage: &str) {
+    with_automation(map, |auto| {
+        set(auto, &format!("{stage}_completed"), Value::Bool(true))
+    });
+}
+
+/// Whether `automation.{stage}_completed` is `true`.
+pub fn is_completed(map: &Mapping, stage: &str) -> bool {
+    map.get("automation")
+        .and_then(|a| a.get(format!("{stage}_completed")))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+/// Removes the `*_completed` markers of every stage after `stage` (their work was done on
+/// older input). Returns the markers removed.
+pub fn clear_later_markers(map: &mut Mapping, stage: &str) -> Vec<String> {
+    let Some(position) = STAGES.iter().position(|s| *s == stage) else {
+        return Vec::new();
+    };
+    let Some(Value::Mapping(auto)) = map.get_mut("automation") else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for later in STAGES.iter().skip(position + 1) {
+        let key = format!("{later}_completed");
+        if auto.remove(key.as_str()).is_some() {
+            removed.push(key);
+        }
+    }
+    removed
+}
+
+/// The sha256 of a source file's bytes, as `sha256:<hex>` (the `source_digest` field).
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in hash {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+/// The file's modification time in whole Unix seconds (the `source_mtime` field).
+pub fn mtime(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let secs = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(secs).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_keeps_order_and_appends_new_keys() {
+        let mut map: Mapping = serde_yaml::from_str("a: 1\nb: 2\n").unwrap();
+        set(&mut map, "a", Value::from(3));
+        set(&mut map, "c", Value::from(4));
+        let keys: Vec<&str> = map.keys().filter_map(Value::as_str).collect();
+        assert_eq!(keys, vec!["a", "b", "c"]);
+        assert_eq!(map.get("a"), Some(&Value::from(3)));
+    }
+
+    #[test]
+    fn clearing_later_markers_keeps_earlier_ones_and_other_keys() {
+        let mut map: Mapping = serde_yaml::from_str(
+            "automation:\n  discovery_agent_completed: true\n  code_analyzer_completed: true\n  spec_writer_completed: true\n  warnings: [x]\n",
+        )
+        .unwrap();
+        let removed = clear_later_markers(&mut map, "discovery_agent");
+        assert_eq!(
+            removed,
+            vec!["code_analyzer_completed", "spec_writer_completed"]
+        );
+        assert!(is_completed(&map, "discovery_agent"));
+        assert!(!is_completed(&map, "code_analyzer"));
+        assert!(map["automation"].get("warnings").is_some());
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m/rspec_metadata/a.yml");
+        let mut map = Mapping::new();
+        set(&mut map, "source_file", Value::from("app/a.rb"));
+        write_atomic(&path, &map).unwrap();
+        set(&mut map, "class_name", Value::from("A"));
+        write_atomic(&path, &map).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "source_file: app/a.rb\nclass_name: A\n"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn load_reports_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.yml");
+        assert!(load(&p).unwrap().is_none());
+        std::fs::write(&p, "").unwrap();
+        assert!(load(&p).unwrap_err().to_string().contains("empty"));
+        std::fs::write(&p, "- a\n").unwrap();
+        assert!(load(&p).unwrap_err().to_string().contains("must be a Hash"));
+        std::fs::write(&p, "a: &x 1\nb: *x\n").unwrap();
+        assert!(load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("Psych::BadAlias"));
+        std::fs::create_dir(dir.path().join("d.yml")).unwrap();
+        assert!(load(&dir.path().join("d.yml"))
+            .unwrap_err()
+            .to_string()
+            .contains("directory"));
+    }
+
+    #[test]
+    fn digest_is_sha256() {
+        assert_eq!(
+            digest(b"abc"),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

@@ -21,6 +21,18 @@ pub enum Format {
     Text,
 }
 
+/// How to report progress on long runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Progress {
+    /// A bar when stderr is a terminal.
+    #[default]
+    Auto,
+    /// None.
+    Never,
+    /// JSON lines on stderr.
+    Json,
+}
+
 /// What a command produced: the structured answer, its text rendering and the exit code.
 #[derive(Debug, Clone)]
 pub struct Answer {

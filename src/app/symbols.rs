@@ -1,5 +1,4 @@
-//! One function per command: typed options in, an [`Answer`] or an [`Error`] out. No
-//! printing here; `main.rs` renders and exits.
+//! `rspec-scout symbols PATH...`: the classes, modules and methods of Ruby files.
 
 use std::path::PathBuf;
 
@@ -8,8 +7,8 @@ use crate::error::Result;
 use crate::index::{self, walk, IndexOptions};
 use crate::report::{self, Answer};
 
-/// `rspec-scout symbols PATH...`
-pub fn symbols(config: &Config, paths: &[PathBuf]) -> Result<Answer> {
+/// Indexes the files named by `paths` (folders are walked) and lists their symbols.
+pub fn run(config: &Config, paths: &[PathBuf]) -> Result<Answer> {
     let scope = walk::Scope::new(&config.scope)?;
     let found = walk::collect(&config.root, paths, &scope, config.threads)?;
     let options = IndexOptions {
