@@ -1,0 +1,1 @@
+//! `rspec-scout strip-markers`.
