@@ -1,1 +1,454 @@
-//! `rspec-scout discover`.
+//! `rspec-scout discover` on real git repositories built by the tests.
+
+use crate::util::{git_command, ruby, Project};
+
+/// The fixture app committed on `main`, with a `feature` branch checked out.
+fn app_on_feature_branch() -> Project {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p
+}
+
+/// Commit ids depend on git's object format only, but keep snapshots readable.
+fn redact(text: &str, p: &Project) -> String {
+    let mut out = text.to_string();
+    for rev in ["main", "HEAD"] {
+        if let Ok(id) = std::process::Command::new("git")
+            .args(["rev-parse", rev])
+            .current_dir(p.root())
+            .output()
+        {
+            let id = String::from_utf8_lossy(&id.stdout).trim().to_string();
+            if id.len() >= 12 {
+                out = out.replace(&id[..12], "<commit>");
+            }
+        }
+    }
+    out
+}
+
+/// The scenario of the issue: a feature branch that adds, modifies, renames, deletes,
+/// re-indents, moves a method, changes only a private method, adds an untracked file;
+/// some changes committed, some staged, some only in the working tree.
+fn feature_work(p: &Project) {
+    // Committed: a changed public method, a changed private helper, a new method.
+    p.edit(
+        "app/models/payment.rb",
+        "completed? && created_at > REFUND_WINDOW.ago",
+        "completed? && created_at > REFUND_WINDOW.ago && !refunded?",
+    );
+    p.edit("app/models/payment.rb", "(amount_cents * FEE_RATE).ceil", "(amount_cents * FEE_RATE).ceil + 30");
+    p.edit(
+        "app/models/order.rb",
+        "  class InvalidState < StandardError; end",
+        "  def cancel!\n    return false if shipped?\n\n    update!(state: :cancelled)\n  end\n\n  class InvalidState < StandardError; end",
+    );
+    p.commit_all("payment and order changes");
+    // Staged: a rename without content change, and a deletion.
+    p.git(&["mv", "app/services/refunds/refund_policy.rb", "app/services/refunds/eligibility_policy.rb"]);
+    p.git(&["rm", "-q", "app/jobs/payment_reminder_job.rb"]);
+    // Working tree only: re-indented method, moved method, new untracked service.
+    p.edit(
+        "app/models/user.rb",
+        "  def full_name\n    [first_name, last_name].compact.join(\" \").presence || email\n  end",
+        "    def full_name\n\n        [first_name, last_name].compact.join(\" \").presence || email\n    end",
+    );
+    let subscription = p.read("app/models/subscription.rb");
+    let renew = "  def renew!\n    return false if cancelled_at.present?\n\n    update!(renews_on: renews_on + 1.month)\n  end\n\n";
+    let moved = subscription.replacen(renew, "", 1).replacen("  end\nend\n", &format!("  end\n\n{}end\n", renew.trim_end_matches('\n').to_string() + "\n"), 1);
+    std::fs::write(p.root().join("app/models/subscription.rb"), moved).expect("write");
+    p.write(
+        "app/services/payment_retrier.rb",
+        "# frozen_string_literal: true\n\nclass PaymentRetrier\n  def call(payment)\n    return :skipped unless payment.failed?\n\n    PaymentProcessor.new.process(payment)\n  end\nend\n",
+    );
+}
+
+#[test]
+fn branch_mode_plans_committed_staged_unstaged_and_untracked_changes() {
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    let run = p.run(&["discover"]).expect_code(0);
+    insta::assert_snapshot!(redact(&run.stdout, &p));
+    // One metadata file per changed file with a public method; none for unchanged files.
+    let mut written: Vec<String> = std::fs::read_dir(p.root().join("tmp/rspec_metadata"))
+        .expect("metadata dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".yml"))
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        vec![
+            "app_models_order.yml",
+            "app_models_payment.yml",
+            "app_models_subscription.yml",
+            "app_models_user.yml",
+            "app_services_payment_retrier.yml",
+            "app_services_refunds_eligibility_policy.yml",
+        ]
+    );
+    insta::assert_snapshot!("payment_metadata", p.read("tmp/rspec_metadata/app_models_payment.yml"));
+}
+
+#[test]
+fn output_is_byte_identical_across_runs() {
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    let first = p.run(&["discover", "--no-metadata"]).expect_code(0).stdout;
+    for _ in 0..3 {
+        assert_eq!(p.run(&["discover", "--no-metadata"]).expect_code(0).stdout, first);
+    }
+    let all = p.run(&["discover", "--all", "--no-metadata"]).expect_code(0).stdout;
+    assert_eq!(p.run(&["discover", "--all", "--no-metadata", "--threads", "1"]).expect_code(0).stdout, all);
+}
+
+#[test]
+fn staged_mode_sees_only_the_index() {
+    let p = app_on_feature_branch();
+    p.edit("app/models/user.rb", "deactivated_at.nil?", "deactivated_at.nil? && !banned?");
+    p.git(&["add", "app/models/user.rb"]);
+    // Unstaged edit on top of the staged one, and an unstaged edit elsewhere: both ignored.
+    p.edit("app/models/user.rb", "def full_name", "def full_name # unstaged");
+    p.edit("app/models/order.rb", "line_items.sum(&:total_cents)", "line_items.sum(&:total_cents) + 0");
+    let answer = p.run(&["discover", "--staged", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["mode"].as_str(), Some("staged"));
+    let files: Vec<&str> = answer["files"].as_sequence().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["app/models/user.rb"]);
+    let modes: Vec<(String, String)> = answer["files"][0]["public_methods"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap().to_string(), m["method_mode"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        modes,
+        vec![
+            ("full_name".to_string(), "unchanged".to_string()),
+            ("can_refund?".to_string(), "unchanged".to_string()),
+            ("active?".to_string(), "modified".to_string()),
+            ("deactivate!".to_string(), "unchanged".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn single_mode_takes_named_files_with_modes_from_git() {
+    let p = app_on_feature_branch();
+    p.edit("app/models/order.rb", "line_items.sum(&:total_cents)", "line_items.sum(&:total_cents).to_i");
+    let run = p.run(&["discover", "app/models/order.rb", "app/models/line_item.rb", "--no-metadata", "--format", "text"]);
+    insta::assert_snapshot!(redact(&run.expect_code(0).stdout, &p));
+}
+
+#[test]
+fn all_mode_selects_every_method_and_orders_the_whole_app() {
+    let p = app_on_feature_branch();
+    let run = p.run(&["discover", "--all", "--format", "text"]).expect_code(0);
+    insta::assert_snapshot!(redact(&run.stdout, &p));
+    assert!(p.exists("tmp/rspec_metadata/app_services_payment_processor.yml"));
+}
+
+#[test]
+fn all_mode_works_outside_git_with_every_method_new() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    let answer = p.run(&["discover", "--all", "--no-metadata"]).expect_code(0).yaml();
+    assert!(answer.get("base").is_none());
+    let modes: Vec<&str> = answer["method_waves"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .flat_map(|w| w["items"].as_sequence().unwrap())
+        .map(|i| i["method_mode"].as_str().unwrap())
+        .collect();
+    assert!(!modes.is_empty() && modes.iter().all(|m| *m == "new"));
+    assert!(answer["warnings"][0].as_str().unwrap().contains("not in a git repository"));
+}
+
+#[test]
+fn dependency_cycles_share_a_wave_and_warn() {
+    let p = Project::new();
+    p.write("app/models/author.rb", "class Author\n  def books_count\n    Book.where(author_id: id).count\n  end\n\n  def name; end\nend\n");
+    p.write("app/models/book.rb", "class Book\n  def author_name\n    Author.find(author_id).name\n  end\nend\n");
+    p.write("app/services/catalog.rb", "class Catalog\n  def titles(book)\n    book.author_name\n  end\nend\n");
+    p.init_repo();
+    let answer = p.run(&["discover", "--all", "--no-metadata", "--format", "text"]).expect_code(0).stdout;
+    insta::assert_snapshot!(redact(&answer, &p));
+}
+
+#[test]
+fn red_zone_file_with_only_new_methods_stops_with_exit_3() {
+    let p = app_on_feature_branch();
+    let methods: String = (0..13).map(|i| format!("  def step_{i}\n    {i}\n  end\n\n")).collect();
+    p.write("app/services/giant_workflow.rb", format!("class GiantWorkflow\n{methods}end\n"));
+    let run = p.run(&["discover"]).expect_code(3);
+    let answer = run.yaml();
+    assert_eq!(answer["status"].as_str(), Some("stop"));
+    assert_eq!(answer["reason"].as_str(), Some("red_zone_new_code"));
+    assert_eq!(answer["message"].as_str(), Some("1 file(s) in red zone (>300 LOC). Refactor before testing."));
+    assert_eq!(answer["stopped_files"][0]["path"].as_str(), Some("app/services/giant_workflow.rb"));
+    assert_eq!(answer["stopped_files"][0]["methods"].as_u64(), Some(13));
+    assert_eq!(answer["suggestions"].as_sequence().map(Vec::len), Some(3));
+    assert!(!answer["method_waves"].as_sequence().unwrap().is_empty(), "the plan is there for inspection");
+    assert!(!p.exists("tmp/rspec_metadata"), "nothing is written on a stop");
+    assert_eq!(run.stderr, "rspec-scout: stopped: 1 file(s) in red zone (>300 LOC). Refactor before testing.\n");
+    // --allow-red proceeds.
+    let answer = p.run(&["discover", "--allow-red"]).expect_code(0).yaml();
+    assert_eq!(answer["status"].as_str(), Some("success"));
+    assert!(p.exists("tmp/rspec_metadata/app_services_giant_workflow.yml"));
+}
+
+#[test]
+fn red_zone_file_with_older_methods_only_warns() {
+    let p = Project::new();
+    let methods: String = (0..13).map(|i| format!("  def step_{i}\n    {i}\n  end\n\n")).collect();
+    p.write("app/services/legacy.rb", format!("class Legacy\n{methods}end\n"));
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.edit("app/services/legacy.rb", "    3\n", "    33\n");
+    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["status"].as_str(), Some("success"));
+    assert_eq!(
+        answer["warnings"][0].as_str(),
+        Some("app/services/legacy.rb is in the red zone (41 LOC, 13 methods): consider splitting it before adding tests")
+    );
+}
+
+#[test]
+fn nothing_changed_is_the_contract_error() {
+    let p = app_on_feature_branch();
+    let run = p.run(&["discover"]).expect_code(1);
+    insta::assert_snapshot!(run.stdout, @r#"
+    status: error
+    error: No testable Ruby files found
+    details: no in-scope Ruby file differs from main
+    suggestion: "check that changed files are .rb files under app/ or lib/, or pass --all or a path"
+    error_code: NO_TESTABLE_FILES
+    recoverable: true
+    "#);
+}
+
+#[test]
+fn branch_mode_outside_a_repository_is_an_error() {
+    let p = Project::new();
+    p.write("app/models/a.rb", "class A; def a; end; end\n");
+    let answer = p.run(&["discover"]).expect_code(1).yaml();
+    assert_eq!(answer["error_code"].as_str(), Some("NOT_A_GIT_REPOSITORY"));
+    assert!(answer["suggestion"].as_str().unwrap().contains("single mode"));
+}
+
+#[test]
+fn unknown_base_ref_is_an_error() {
+    let p = app_on_feature_branch();
+    let answer = p.run(&["discover", "--base", "no-such-branch"]).expect_code(1).yaml();
+    assert_eq!(answer["error_code"].as_str(), Some("BAD_BASE_REF"));
+    assert_eq!(answer["error"].as_str(), Some("bad base ref: no-such-branch"));
+}
+
+#[test]
+fn base_from_the_config_file_and_from_origin_head() {
+    let p = app_on_feature_branch();
+    p.git(&["branch", "develop", "main"]);
+    p.git(&["update-ref", "refs/remotes/origin/trunk", "main"]);
+    p.git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk"]);
+    p.git(&["branch", "-m", "main", "old-main"]);
+    p.edit("app/models/order.rb", "0\n    end", "1\n    end");
+    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["base"]["ref"].as_str(), Some("origin/trunk"));
+    p.write(".rspec-scout.yml", "base: develop\n");
+    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["base"]["ref"].as_str(), Some("develop"));
+}
+
+#[test]
+fn detached_head_works() {
+    let p = app_on_feature_branch();
+    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.commit_all("change");
+    p.git(&["checkout", "-q", "--detach", "HEAD"]);
+    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["files"][0]["path"].as_str(), Some("app/models/line_item.rb"));
+    assert_eq!(answer["files"][0]["public_methods"][0]["method_mode"].as_str(), Some("modified"));
+}
+
+#[test]
+fn shallow_clone_without_the_merge_base_falls_back_to_the_base_itself() {
+    let origin = app_on_feature_branch();
+    origin.git(&["checkout", "-q", "main"]);
+    origin.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    origin.commit_all("main moves on");
+    origin.git(&["checkout", "-q", "feature"]);
+    origin.edit("app/models/order.rb", "0\n    end", "1\n    end");
+    origin.commit_all("feature work");
+    let clone = Project::new();
+    let url = format!("file://{}", origin.root().display());
+    let out = git_command(clone.root())
+        .args(["clone", "-q", "--depth", "1", "--no-single-branch", &url, "repo"])
+        .output()
+        .expect("clone");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let repo = clone.root().join("repo");
+    let run = std::process::Command::new(crate::util::bin())
+        .args(["discover", "--base", "origin/main", "--no-metadata"])
+        .current_dir(&repo)
+        .output()
+        .expect("run");
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stdout));
+    let answer: serde_yaml::Value = serde_yaml::from_slice(&run.stdout).expect("yaml");
+    let warning = answer["warnings"][0].as_str().unwrap();
+    assert!(warning.starts_with("no merge-base of HEAD and origin/main: this is a shallow clone"), "{warning}");
+    // Compared with origin/main itself, both files differ.
+    let files: Vec<&str> = answer["files"].as_sequence().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["app/models/line_item.rb", "app/models/order.rb"]);
+}
+
+#[test]
+fn repository_without_commits_counts_every_file_as_added() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.git(&["init", "-q", "-b", "main"]);
+    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["base"]["ref"].as_str(), Some("(no commits)"));
+    assert_eq!(answer["summary"]["total_files"].as_u64(), Some(18));
+    assert!(answer["warnings"][0].as_str().unwrap().contains("no commits"));
+    assert!(answer["files"].as_sequence().unwrap().iter().all(|f| f["change"].as_str() == Some("added")));
+}
+
+#[test]
+fn only_and_exclude_deselect_with_the_contract_reason() {
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    let answer = p
+        .run(&["discover", "--no-metadata", "--only", "Payment#*", "--only", "Order#*", "--exclude", "*#total_with_fee", "--only", "Nothing#*"])
+        .expect_code(0)
+        .yaml();
+    let selected: Vec<&str> = answer["method_waves"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .flat_map(|w| w["items"].as_sequence().unwrap())
+        .filter(|i| i["selected"].as_bool() == Some(true))
+        .map(|i| i["method_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(selected, vec!["Order#cancel!", "Payment#refundable?"]);
+    let filtered = answer["method_waves"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .flat_map(|w| w["items"].as_sequence().unwrap())
+        .find(|i| i["method_id"].as_str() == Some("Payment#total_with_fee"))
+        .unwrap();
+    assert_eq!(filtered["skip_reason"].as_str(), Some("Custom: pattern filter"));
+    assert!(answer["warnings"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str() == Some("method pattern \"Nothing#*\" matched no method")));
+}
+
+#[test]
+fn metadata_keeps_later_stages_fields_until_the_source_changes() {
+    let p = app_on_feature_branch();
+    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.run(&["discover"]).expect_code(0);
+    let path = "tmp/rspec_metadata/app_models_line_item.yml";
+    // Pretend the analyzer ran: its fields, markers and cache keys, plus a key we don't know.
+    let source = p.root().join("app/models/line_item.rb");
+    let mtime = std::fs::metadata(&source).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let digest = rspec_scout::metadata::digest(&std::fs::read(&source).unwrap());
+    let analyzed = format!(
+        "{}slug: app_models_line_item\nsource_mtime: {mtime}\nsource_digest: \"{digest}\"\nbehaviors: []\ncustom_note: keep me\n",
+        p.read(path)
+    )
+    .replace("  discovery_agent_version", "  code_analyzer_completed: true\n  spec_writer_completed: true\n  discovery_agent_version");
+    p.write(path, &analyzed);
+    // Same source: everything stays.
+    p.run(&["discover"]).expect_code(0);
+    let after = p.read(path);
+    assert!(after.contains("code_analyzer_completed: true") && after.contains("custom_note: keep me"), "{after}");
+    // Changed source: later markers are cleared, the rest stays.
+    p.edit("app/models/line_item.rb", "quantity.to_i", "quantity.to_i.abs");
+    let answer = p.run(&["discover"]).expect_code(0).yaml();
+    let after = p.read(path);
+    assert!(!after.contains("code_analyzer_completed") && !after.contains("spec_writer_completed"), "{after}");
+    assert!(after.contains("custom_note: keep me") && after.contains("discovery_agent_completed: true"));
+    assert!(answer["warnings"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str() == Some("app/models/line_item.rb: the source changed since it was analyzed; cleared code_analyzer_completed, spec_writer_completed")));
+}
+
+#[test]
+fn corrupt_metadata_is_left_untouched_with_a_warning() {
+    let p = app_on_feature_branch();
+    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.write("tmp/rspec_metadata/app_models_line_item.yml", "source_file: [unclosed\n");
+    let answer = p.run(&["discover"]).expect_code(0).yaml();
+    assert_eq!(p.read("tmp/rspec_metadata/app_models_line_item.yml"), "source_file: [unclosed\n");
+    let warning = answer["warnings"][0].as_str().unwrap();
+    assert!(warning.contains("app_models_line_item.yml: Cannot parse YAML: Psych::SyntaxError"), "{warning}");
+    assert!(warning.ends_with("left untouched (fix it, or delete it to regenerate)"), "{warning}");
+}
+
+#[test]
+fn no_metadata_writes_nothing_and_debug_writes_the_debug_file() {
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    p.run(&["discover", "--no-metadata"]).expect_code(0);
+    assert!(!p.exists("tmp"));
+    p.run(&["discover", "--debug"]).expect_code(0);
+    insta::assert_snapshot!(p.read("tmp/discovery_debug/app_services_payment_retrier.yml"), @"
+    source_file: app/services/payment_retrier.rb
+    waves:
+      - wave: 1
+        methods: [PaymentRetrier#call]
+    methods:
+      - name: call
+        method_id: PaymentRetrier#call
+        wave: 1
+        cross_class_deps:
+          - class: Payment
+            methods: [failed?]
+        absorbed_private_methods: []
+    ");
+}
+
+#[test]
+fn metadata_path_comes_from_the_pipeline_config() {
+    let p = app_on_feature_branch();
+    p.write(".claude/rspec-testing-config.yml", "project_type: rails\nmetadata_path: .claude/metadata\n");
+    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.run(&["discover"]).expect_code(0);
+    assert!(p.exists(".claude/metadata/rspec_metadata/app_models_line_item.yml"));
+}
+
+#[test]
+fn every_metadata_file_loads_with_rubys_yaml() {
+    let Some(ruby) = ruby() else { return };
+    let p = app_on_feature_branch();
+    p.run(&["discover", "--all", "--debug"]).expect_code(0);
+    let script = "Dir['tmp/**/*.yml'].sort.each { |f| h = YAML.load_file(f); raise f unless h.is_a?(Hash) }; puts Dir['tmp/**/*.yml'].size";
+    let out = std::process::Command::new(ruby)
+        .args(["-ryaml", "-e", script])
+        .current_dir(p.root())
+        .output()
+        .expect("ruby");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "32");
+}
+
+#[test]
+fn timings_are_reported_when_asked() {
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    let answer = p.run(&["discover", "--timings", "--no-metadata"]).expect_code(0).yaml();
+    let t = &answer["timings"];
+    for key in ["walk_ms", "git_ms", "parse_ms", "graph_ms", "metadata_ms", "total_ms"] {
+        assert!(t[key].as_u64().is_some(), "{key} missing in {t:?}");
+    }
+    let plain = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    assert!(plain.get("timings").is_none());
+}

@@ -127,3 +127,62 @@ pub fn ruby() -> Option<PathBuf> {
     }
     found
 }
+
+impl Project {
+    /// Runs `git` in the project with a fixed identity and dates and no user config, so
+    /// commit ids are the same on every machine. Panics when git fails.
+    pub fn git(&self, args: &[&str]) -> String {
+        let output = git_command(self.root()).args(args).output().expect("run git");
+        assert!(
+            output.status.success(),
+            "git {args:?} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// `git init` on `main` and a first commit of everything.
+    pub fn init_repo(&self) {
+        self.git(&["init", "-q", "-b", "main"]);
+        self.commit_all("initial");
+    }
+
+    /// Stages everything and commits.
+    pub fn commit_all(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+    }
+
+    /// Removes a file.
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.root().join(rel)).expect("remove");
+    }
+
+    /// Replaces the first occurrence of `from` with `to` in a file.
+    pub fn edit(&self, rel: &str, from: &str, to: &str) {
+        let text = self.read(rel);
+        assert!(text.contains(from), "{rel} does not contain {from:?}");
+        std::fs::write(self.root().join(rel), text.replacen(from, to, 1)).expect("write");
+    }
+
+    /// Whether a file exists.
+    pub fn exists(&self, rel: &str) -> bool {
+        self.root().join(rel).exists()
+    }
+}
+
+/// A `git` command isolated from the user's configuration, with fixed dates.
+pub fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+        .args(["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"]);
+    cmd
+}

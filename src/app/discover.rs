@@ -1,10 +1,25 @@
-//! `rspec-scout discover` (not implemented yet).
+//! `rspec-scout discover`: finds the files to plan (branch, staged, single or all mode),
+//! reads and parses each version once in parallel, builds the plan (`discover::plan`),
+//! writes one metadata file per source file, and answers in the discovery-agent shape.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::discover::{self, select::Filter, BaseVersion, Plan, Settings, Source, Zone};
 use crate::error::{Error, Result};
-use crate::report::Answer;
+use crate::git::{Base, Change, ChangeKind, Repo};
+use crate::index::{self, walk, MethodKind, Scope};
+use crate::metadata::{self, fields};
+use crate::naming::{self, ControllerSpecPolicy};
+use crate::report::discover::{
+    BaseInfo, ByZone, ComplexityOut, DepOut, DiscoverAnswer, Edge, FileOut, Graph, ItemOut, PublicMethod, SkippedFile,
+    StoppedFile, Summary, Timings, Wave,
+};
+use crate::report::{Answer, Progress};
+use crate::yaml::{Mapping, Value};
 
 /// Options of `discover`.
 #[derive(Debug, Clone, Default)]
@@ -30,12 +45,737 @@ pub struct Options {
     /// Add the time of each phase to the answer.
     pub timings: bool,
     /// Progress reporting.
-    pub progress: crate::report::Progress,
+    pub progress: Progress,
 }
 
-/// Runs the command.
-pub fn run(_config: &Config, _options: &Options) -> Result<Answer> {
-    Err(Error::Usage {
-        message: "`discover` is not implemented yet".to_string(),
+/// Exit code of a stop (red zone with only new code).
+pub const STOP_EXIT: u8 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Branch,
+    Staged,
+    Single,
+    All,
+}
+
+impl Mode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Branch => "branch",
+            Mode::Staged => "staged",
+            Mode::Single => "single",
+            Mode::All => "all",
+        }
+    }
+}
+
+/// A file to read, with what git says about it.
+#[derive(Debug, Clone)]
+struct Candidate {
+    rel: String,
+    path: PathBuf,
+    change: Option<ChangeKind>,
+    old_path: Option<String>,
+}
+
+/// Runs discovery.
+pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    let started = Instant::now();
+    let mut timings = Timings::default();
+    let scope = Scope::new(&config.scope)?;
+    let filter = Filter::new(&options.only, &options.exclude)?;
+    let mode = if options.all {
+        Mode::All
+    } else if options.staged {
+        Mode::Staged
+    } else if !options.paths.is_empty() {
+        Mode::Single
+    } else {
+        Mode::Branch
+    };
+    let repo = match Repo::discover(&config.root) {
+        Ok(repo) => Some(repo),
+        Err(Error::NotAGitRepository { .. }) if matches!(mode, Mode::Single | Mode::All) => None,
+        Err(e) => return Err(e),
+    };
+    let project_root = repo.as_ref().map_or_else(|| config.root.clone(), |r| r.root().to_path_buf());
+    let mut warnings = config.warnings.clone();
+    let mut skipped: Vec<SkippedFile> = Vec::new();
+    let progress = Reporter::new(options.progress);
+
+    // 1. Which files, compared with what.
+    let phase = Instant::now();
+    let (base, candidates) = match mode {
+        Mode::Branch | Mode::Staged => {
+            let repo = repo.as_ref().ok_or_else(|| Error::NotAGitRepository { path: config.root.clone() })?;
+            let (base, changes) = if mode == Mode::Staged {
+                (repo.head_base(), repo.staged_changes()?)
+            } else {
+                let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
+                warnings.extend(w);
+                let changes = repo.working_tree_changes(&base)?;
+                (base, changes)
+            };
+            let mut candidates = Vec::new();
+            for change in changes {
+                if !scope.contains(&change.path) {
+                    continue;
+                }
+                if change.kind == ChangeKind::Deleted {
+                    skipped.push(SkippedFile {
+                        path: change.path,
+                        reason: "File deleted".to_string(),
+                    });
+                    continue;
+                }
+                candidates.push(Candidate {
+                    path: project_root.join(&change.path),
+                    rel: change.path,
+                    change: Some(change.kind),
+                    old_path: change.old_path,
+                });
+            }
+            (Some(base), candidates)
+        }
+        Mode::Single | Mode::All => {
+            let walk_started = Instant::now();
+            let found = if mode == Mode::All {
+                walk::collect_all(&config.root, &scope, config.threads)
+            } else {
+                walk::collect(&project_root, &options.paths, &scope, config.threads)?
+            };
+            timings.walk_ms = millis(walk_started);
+            warnings.extend(found.warnings);
+            let mut base = None;
+            let mut changes: Vec<Change> = Vec::new();
+            if let Some(repo) = &repo {
+                let resolved = match repo.branch_base(options.base.as_deref(), config.base.as_deref()) {
+                    Ok((b, w)) => {
+                        warnings.extend(w);
+                        b
+                    }
+                    Err(e @ Error::BadBaseRef { .. }) if options.base.is_some() => return Err(e),
+                    Err(_) => {
+                        warnings.push("no base ref found (origin/HEAD, main, master): method modes compare with HEAD".to_string());
+                        repo.head_base()
+                    }
+                };
+                changes = repo.working_tree_changes(&resolved)?;
+                base = Some(resolved);
+            } else {
+                warnings.push(format!(
+                    "{} is not in a git repository: every method counts as new",
+                    config.root.display()
+                ));
+            }
+            let candidates = found
+                .files
+                .into_iter()
+                .map(|f| {
+                    let change = changes.iter().find(|c| c.path == f.rel);
+                    Candidate {
+                        change: match (&repo, change) {
+                            (Some(_), Some(c)) => Some(c.kind),
+                            _ => None,
+                        },
+                        old_path: change.and_then(|c| c.old_path.clone()),
+                        rel: f.rel,
+                        path: f.path,
+                    }
+                })
+                .collect();
+            (base, candidates)
+        }
+    };
+    timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
+    if candidates.is_empty() {
+        return Err(Error::NothingToDo {
+            message: "No testable Ruby files found".to_string(),
+            details: match mode {
+                Mode::Branch => format!(
+                    "no in-scope Ruby file differs from {}",
+                    base.as_ref().map_or("the base", |b| b.reference.as_str())
+                ),
+                Mode::Staged => "no in-scope Ruby file is staged".to_string(),
+                Mode::Single | Mode::All => "no in-scope Ruby file under the given paths".to_string(),
+            },
+        });
+    }
+
+    // 2. Read and parse every version once, in parallel.
+    let phase = Instant::now();
+    progress.phase("parse", candidates.len());
+    let sources = read_sources(config, repo.as_ref(), base.as_ref(), mode, &candidates)?;
+    timings.parse_ms = millis(phase);
+
+    // 3. Plan.
+    let phase = Instant::now();
+    let mut planned = Vec::new();
+    for source in sources {
+        if let Some(reason) = &source.facts.skipped {
+            skipped.push(SkippedFile {
+                path: source.facts.path.clone(),
+                reason: reason.clone(),
+            });
+            continue;
+        }
+        if source.facts.diagnostic_count > 0 {
+            let first = source.facts.diagnostics.first();
+            warnings.push(format!(
+                "{}:{}: {} ({} parse error(s); planned from what the parser recovered)",
+                source.facts.path,
+                first.map_or(1, |d| d.line),
+                first.map_or("syntax error", |d| d.message.as_str()),
+                source.facts.diagnostic_count
+            ));
+        }
+        planned.push(source);
+    }
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    let spec_policy = match config.controllers_spec_policy.as_deref() {
+        Some("controller") => ControllerSpecPolicy::Controller,
+        _ => ControllerSpecPolicy::Request,
+    };
+    let settings = Settings {
+        select_all: mode == Mode::All,
+        filter,
+        zones: config.zones,
+        spec_policy,
+        allow_red: options.allow_red,
+    };
+    let ids_for_filter_check = !settings.filter.is_empty();
+    let plan = discover::plan(planned, &settings);
+    if ids_for_filter_check {
+        let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.clone()).collect();
+        for pattern in settings.filter.unmatched(&ids) {
+            warnings.push(format!("method pattern {pattern:?} matched no method"));
+        }
+    }
+    warnings.extend(plan.warnings.iter().cloned());
+    timings.graph_ms = millis(phase);
+    if plan.items.is_empty() {
+        return Err(Error::NothingToDo {
+            message: "No testable Ruby files found".to_string(),
+            details: format!(
+                "{} Ruby file(s) in scope, but none defines a public method",
+                plan.files.len()
+            ),
+        });
+    }
+
+    // 4. Metadata (not on a stop: the pipeline halts there).
+    let phase = Instant::now();
+    let stopped = !plan.stopped.is_empty();
+    let slugs = metadata_slugs(&plan);
+    if !stopped && !options.no_metadata {
+        progress.phase("metadata", slugs.len());
+        write_metadata(config, &project_root, &plan, options.debug, &mut warnings)?;
+    }
+    timings.metadata_ms = millis(phase);
+    timings.total_ms = millis(started);
+
+    let answer = build_answer(
+        mode,
+        base.as_ref(),
+        &plan,
+        slugs,
+        skipped,
+        warnings,
+        options,
+        &timings,
+        config.zones.red_loc,
+    );
+    let text = crate::report::discover::text(&answer);
+    let exit = if stopped { STOP_EXIT } else { 0 };
+    let mut result = Answer::new(&answer, text, exit);
+    if stopped {
+        result.stderr.push(format!(
+            "rspec-scout: stopped: {}",
+            answer.message.as_deref().unwrap_or("red zone with new code")
+        ));
+    }
+    Ok(result)
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Reads the current version of every candidate from disk (the index in staged mode) and
+/// the base version of every changed file from git, then parses all of them in parallel.
+fn read_sources(
+    config: &Config,
+    repo: Option<&Repo>,
+    base: Option<&Base>,
+    mode: Mode,
+    candidates: &[Candidate],
+) -> Result<Vec<Source>> {
+    // git2 repositories are not Sync: blobs are read here, on one thread; only files that
+    // changed need their base version.
+    let mut base_blobs: Vec<Option<Vec<u8>>> = Vec::with_capacity(candidates.len());
+    let mut staged_blobs: Vec<Option<Vec<u8>>> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let needs_base = matches!(c.change, Some(ChangeKind::Modified | ChangeKind::Renamed));
+        let blob = match (repo, base, needs_base) {
+            (Some(repo), Some(base), true) => {
+                let path = c.old_path.as_deref().unwrap_or(&c.rel);
+                repo.blob_at(base.commit, path)?
+            }
+            _ => None,
+        };
+        base_blobs.push(blob);
+        let staged = match (repo, mode) {
+            (Some(repo), Mode::Staged) => repo.index_blob(&c.rel)?,
+            _ => None,
+        };
+        staged_blobs.push(staged);
+    }
+    let max = config.max_file_size;
+    let has_repo = repo.is_some();
+    let sources: Vec<Source> = index::in_pool(config.threads, || {
+        candidates
+            .par_iter()
+            .zip(base_blobs.par_iter())
+            .zip(staged_blobs.par_iter())
+            .map(|((c, base_blob), staged)| {
+                let facts = match staged {
+                    Some(bytes) if (bytes.len() as u64) <= max => index::extract(&c.rel, bytes),
+                    _ => index::index_file(
+                        &walk::SourceFile {
+                            rel: c.rel.clone(),
+                            path: c.path.clone(),
+                        },
+                        max,
+                    ),
+                };
+                let base = match (c.change, base_blob) {
+                    (_, Some(bytes)) => BaseVersion::Facts(index::extract(&c.rel, bytes)),
+                    (Some(ChangeKind::Added), None) => BaseVersion::Missing,
+                    (Some(_), None) => BaseVersion::Missing,
+                    (None, None) if has_repo => BaseVersion::Same,
+                    (None, None) => BaseVersion::Unknown,
+                };
+                Source {
+                    facts,
+                    base,
+                    change: c.change,
+                    old_path: c.old_path.clone(),
+                }
+            })
+            .collect()
+    });
+    Ok(sources)
+}
+
+/// Files that get a metadata file: those whose main class has at least one wave item.
+fn metadata_slugs(plan: &Plan) -> Vec<String> {
+    plan.files
+        .iter()
+        .filter(|f| has_main_items(f, plan))
+        .map(|f| naming::slug(f.path()))
+        .collect()
+}
+
+fn has_main_items(file: &discover::FilePlan, plan: &Plan) -> bool {
+    file.items
+        .iter()
+        .filter_map(|&i| plan.items.get(i))
+        .any(|item| Some(&item.class_name) == file.class_name.as_ref())
+}
+
+fn zone_str(zone: Zone) -> &'static str {
+    match zone {
+        Zone::Green => "green",
+        Zone::Yellow => "yellow",
+        Zone::Red => "red",
+    }
+}
+
+fn kind_str(kind: MethodKind) -> &'static str {
+    match kind {
+        MethodKind::Instance => "instance",
+        MethodKind::Singleton => "class",
+    }
+}
+
+fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
+    let class_name = file.class_name.clone()?;
+    let facts = &file.source.facts;
+    let methods_to_analyze: Vec<fields::MethodToAnalyze> = file
+        .items
+        .iter()
+        .filter_map(|&i| plan.items.get(i))
+        .filter(|item| item.class_name == class_name)
+        .map(|item| fields::MethodToAnalyze {
+            name: item.method_name.clone(),
+            kind: kind_str(item.kind),
+            method_mode: item.mode.as_str(),
+            line_range: [item.line_range.0, item.line_range.1],
+            selected: item.selected,
+            skip_reason: item.skip_reason.clone(),
+        })
+        .collect();
+    if methods_to_analyze.is_empty() {
+        return None;
+    }
+    Some(fields::Discovery {
+        source_file: facts.path.clone(),
+        class_name,
+        complexity: fields::Complexity {
+            zone: zone_str(file.zone),
+            loc: facts.loc,
+            methods: facts.methods.len(),
+        },
+        spec_path: file.spec_path.clone().unwrap_or_default(),
+        methods_to_analyze,
+        dependencies: file.dependencies(&plan.items),
     })
+}
+
+/// Writes every metadata file (in parallel, under the folder lock), keeping keys other
+/// stages wrote; when the source changed since the analysis, later stages' markers go.
+fn write_metadata(
+    config: &Config,
+    project_root: &Path,
+    plan: &Plan,
+    debug: bool,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let jobs: Vec<(metadata::Location, fields::Discovery, &discover::FilePlan)> = plan
+        .files
+        .iter()
+        .filter_map(|f| {
+            let fields = discovery_fields(f, plan)?;
+            Some((metadata::locate_rel(config, project_root, f.path()), fields, f))
+        })
+        .collect();
+    let Some((first, _, _)) = jobs.first() else { return Ok(()) };
+    let _lock = metadata::lock(&first.path)?;
+    let results: Vec<Result<Option<String>>> = index::in_pool(config.threads, || {
+        jobs.par_iter()
+            .map(|(location, fields, file)| {
+                let note = write_one(location, fields)?;
+                if debug {
+                    write_debug(config, project_root, location, file, plan)?;
+                }
+                Ok(note)
+            })
+            .collect()
+    });
+    for result in results {
+        if let Some(note) = result? {
+            warnings.push(note);
+        }
+    }
+    Ok(())
+}
+
+fn write_one(location: &metadata::Location, fields: &fields::Discovery) -> Result<Option<String>> {
+    let mut note = None;
+    let mut map = match metadata::load(&location.path) {
+        Ok(Some(map)) => map,
+        Ok(None) => Mapping::new(),
+        Err(Error::MetadataInvalid { reason, .. }) => {
+            return Ok(Some(format!(
+                "{}: {reason}; left untouched (fix it, or delete it to regenerate)",
+                location.path.display()
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    if source_changed_since_analysis(&map, &location.project_root.join(&location.source_rel)) {
+        let removed = metadata::clear_later_markers(&mut map, "discovery_agent");
+        if !removed.is_empty() {
+            note = Some(format!(
+                "{}: the source changed since it was analyzed; cleared {}",
+                location.source_rel,
+                removed.join(", ")
+            ));
+        }
+    }
+    fields.apply(&mut map);
+    metadata::write_atomic(&location.path, &map)?;
+    Ok(note)
+}
+
+/// Whether the analysis recorded in `map` was made on another version of the source. The
+/// content digest decides when it is there (mtimes have one-second resolution and survive
+/// `git checkout` poorly); otherwise `source_mtime` is compared, as the pipeline does.
+fn source_changed_since_analysis(map: &Mapping, source: &Path) -> bool {
+    if let Some(stored) = map.get("source_digest").and_then(Value::as_str) {
+        return std::fs::read(source).map_or(true, |bytes| metadata::digest(&bytes) != stored);
+    }
+    match map.get("source_mtime").and_then(Value::as_i64) {
+        Some(stored) => metadata::mtime(source) != Some(stored),
+        None => false,
+    }
+}
+
+fn write_debug(
+    config: &Config,
+    project_root: &Path,
+    location: &metadata::Location,
+    file: &discover::FilePlan,
+    plan: &Plan,
+) -> Result<()> {
+    let path = project_root
+        .join(&config.metadata_path)
+        .join("discovery_debug")
+        .join(format!("{}.yml", location.slug));
+    let items: Vec<&discover::Item> = file.items.iter().filter_map(|&i| plan.items.get(i)).collect();
+    let mut waves: Vec<(usize, Vec<String>)> = Vec::new();
+    for item in &items {
+        match waves.iter_mut().find(|(w, _)| *w == item.wave) {
+            Some((_, ids)) => ids.push(item.method_id.clone()),
+            None => waves.push((item.wave, vec![item.method_id.clone()])),
+        }
+    }
+    waves.sort();
+    #[derive(serde::Serialize)]
+    struct DebugWave {
+        wave: usize,
+        methods: Vec<String>,
+    }
+    #[derive(serde::Serialize)]
+    struct DebugMethod {
+        name: String,
+        method_id: String,
+        wave: usize,
+        cross_class_deps: Vec<DepOut>,
+        absorbed_private_methods: Vec<String>,
+    }
+    #[derive(serde::Serialize)]
+    struct DebugFile {
+        source_file: String,
+        waves: Vec<DebugWave>,
+        methods: Vec<DebugMethod>,
+    }
+    let body = DebugFile {
+        source_file: location.source_rel.clone(),
+        waves: waves.into_iter().map(|(wave, methods)| DebugWave { wave, methods }).collect(),
+        methods: items
+            .iter()
+            .map(|item| DebugMethod {
+                name: item.method_name.clone(),
+                method_id: item.method_id.clone(),
+                wave: item.wave,
+                cross_class_deps: deps_out(item),
+                absorbed_private_methods: item.absorbed.clone(),
+            })
+            .collect(),
+    };
+    let Value::Mapping(map) = crate::report::to_value(&body) else { return Ok(()) };
+    metadata::write_atomic(&path, &map)
+}
+
+fn deps_out(item: &discover::Item) -> Vec<DepOut> {
+    item.deps
+        .iter()
+        .map(|(class, methods)| DepOut {
+            class: class.clone(),
+            methods: methods.iter().cloned().collect(),
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_answer(
+    mode: Mode,
+    base: Option<&Base>,
+    plan: &Plan,
+    slugs: Vec<String>,
+    skipped: Vec<SkippedFile>,
+    warnings: Vec<String>,
+    options: &Options,
+    timings: &Timings,
+    red_loc: u32,
+) -> DiscoverAnswer {
+    let path_of = |i: &discover::Item| plan.files.get(i.file).map(|f| f.path().to_string()).unwrap_or_default();
+    let mut method_waves: Vec<Wave> = Vec::new();
+    for item in &plan.items {
+        let out = ItemOut {
+            method_id: item.method_id.clone(),
+            class_name: item.class_name.clone(),
+            method_name: item.method_name.clone(),
+            source_file: path_of(item),
+            line_range: [item.line_range.0, item.line_range.1],
+            method_mode: item.mode.as_str(),
+            selected: item.selected,
+            skip_reason: item.skip_reason.clone(),
+            cross_class_deps: deps_out(item),
+            absorbed_private_methods: item.absorbed.clone(),
+        };
+        match method_waves.last_mut() {
+            Some(w) if w.wave == item.wave => w.items.push(out),
+            _ => method_waves.push(Wave {
+                wave: item.wave,
+                name: discover::waves::wave_name(item.wave),
+                items: vec![out],
+            }),
+        }
+    }
+    let files: Vec<FileOut> = plan
+        .files
+        .iter()
+        .map(|f| {
+            let facts = &f.source.facts;
+            FileOut {
+                path: facts.path.clone(),
+                class_name: f.class_name.clone(),
+                complexity: ComplexityOut {
+                    zone: zone_str(f.zone),
+                    loc: facts.loc,
+                    methods: facts.methods.len(),
+                    warning: (f.zone == Zone::Yellow).then_some("Approaching complexity threshold"),
+                },
+                spec_path: f.spec_path.clone(),
+                change: f.source.change,
+                renamed_from: f.source.old_path.clone(),
+                public_methods: f
+                    .items
+                    .iter()
+                    .filter_map(|&i| plan.items.get(i))
+                    .map(|item| PublicMethod {
+                        name: item.method_name.clone(),
+                        kind: kind_str(item.kind),
+                        method_id: item.method_id.clone(),
+                        method_mode: item.mode.as_str(),
+                        wave: item.wave,
+                        selected: item.selected,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let edges: Vec<Edge> = plan
+        .items
+        .iter()
+        .flat_map(|item| {
+            item.deps.keys().map(move |class| Edge {
+                from: item.method_id.clone(),
+                to: class.clone(),
+            })
+        })
+        .collect();
+    let count_zone = |z: Zone| plan.files.iter().filter(|f| f.zone == z).count();
+    let stopped = !plan.stopped.is_empty();
+    let selected = plan.items.iter().filter(|i| i.selected).count();
+    let mut next = Vec::new();
+    if stopped {
+        next.push("split the stopped files, or re-run with --allow-red".to_string());
+    } else if selected > 0 {
+        next.push("rspec-scout analyze --from-metadata".to_string());
+    }
+    DiscoverAnswer {
+        status: if stopped { "stop" } else { "success" },
+        reason: stopped.then_some("red_zone_new_code"),
+        // The contract's text cites only the LOC threshold.
+        message: stopped.then(|| {
+            format!(
+                "{} file(s) in red zone (>{} LOC). Refactor before testing.",
+                plan.stopped.len(),
+                red_loc
+            )
+        }),
+        stopped_files: plan
+            .stopped
+            .iter()
+            .map(|s| StoppedFile {
+                path: s.path.clone(),
+                loc: s.loc,
+                methods: s.methods,
+            })
+            .collect(),
+        suggestions: if stopped {
+            vec![
+                "Split into smaller, focused classes".to_string(),
+                "Extract concerns/modules".to_string(),
+                "Apply Single Responsibility Principle".to_string(),
+            ]
+        } else {
+            Vec::new()
+        },
+        mode: mode.as_str(),
+        base: base.map(|b| BaseInfo {
+            reference: b.reference.clone(),
+            commit: b.commit.map(Repo::short),
+        }),
+        slugs,
+        method_waves,
+        files,
+        dependency_graph: Graph {
+            nodes: plan.items.iter().map(|i| i.method_id.clone()).collect(),
+            edges,
+        },
+        summary: Summary {
+            total_methods: plan.items.len(),
+            selected_methods: selected,
+            total_files: plan.files.len(),
+            waves_count: plan.waves_count,
+            by_zone: ByZone {
+                green: count_zone(Zone::Green),
+                yellow: count_zone(Zone::Yellow),
+                red: count_zone(Zone::Red),
+            },
+        },
+        skipped_files: skipped,
+        warnings,
+        next_suggestions: next,
+        timings: options.timings.then(|| timings.clone()),
+    }
+}
+
+/// Progress on stderr: JSON lines with `--progress json`, a line per phase on a terminal.
+struct Reporter {
+    mode: Progress,
+    tty: bool,
+}
+
+impl Reporter {
+    fn new(mode: Progress) -> Self {
+        use std::io::IsTerminal;
+        Reporter {
+            mode,
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn phase(&self, name: &str, total: usize) {
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
+        match self.mode {
+            Progress::Json => {
+                let _ = writeln!(err, "{{\"phase\":\"{name}\",\"total\":{total}}}");
+            }
+            Progress::Auto if self.tty && total >= 500 => {
+                let _ = writeln!(err, "rspec-scout: {name} {total} files...");
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_decides_staleness_and_mtime_is_the_fallback() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("a.rb");
+        std::fs::write(&source, "class A; end\n").unwrap();
+        let mtime = metadata::mtime(&source).unwrap();
+        let digest = metadata::digest(b"class A; end\n");
+        let with = |m: i64, d: &str| -> Mapping {
+            serde_yaml::from_str(&format!("source_mtime: {m}\nsource_digest: {d}\n")).unwrap()
+        };
+        assert!(!source_changed_since_analysis(&with(mtime, &digest), &source));
+        assert!(!source_changed_since_analysis(&with(mtime - 5, &digest), &source));
+        assert!(source_changed_since_analysis(&with(mtime, "sha256:00"), &source));
+        assert!(!source_changed_since_analysis(&Mapping::new(), &source));
+        let only_mtime = |m: i64| -> Mapping { serde_yaml::from_str(&format!("source_mtime: {m}\n")).unwrap() };
+        assert!(!source_changed_since_analysis(&only_mtime(mtime), &source));
+        assert!(source_changed_since_analysis(&only_mtime(mtime - 5), &source));
+    }
 }

@@ -1,1 +1,323 @@
-//! git stage (in progress).
+//! Everything rspec-scout asks git, through libgit2 (no `git` subprocess): which files
+//! changed in branch or staged mode, where the base is (merge-base, base ref fallbacks,
+//! shallow clones, unborn HEAD), and the base version of a file.
+//!
+//! Nothing else in the crate talks to git.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
+
+use crate::error::{Error, Result};
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// New in the working tree or index (also untracked, not ignored).
+    Added,
+    /// Changed content.
+    Modified,
+    /// Moved (and maybe changed); counts as modified under the new path.
+    Renamed,
+    /// Gone from the working tree.
+    Deleted,
+}
+
+/// One changed file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Change {
+    /// Path relative to the repository root, `/`-separated (the new path for renames).
+    pub path: String,
+    /// The path in the base, for renames.
+    pub old_path: Option<String>,
+    /// How it changed.
+    pub kind: ChangeKind,
+}
+
+/// The commit the working tree is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    /// The ref as resolved (`origin/main`, `main`, a sha), or `HEAD` in staged mode.
+    pub reference: String,
+    /// The commit the ref points to.
+    pub ref_commit: Oid,
+    /// The commit compared against: the merge-base of HEAD and the ref, or the ref itself
+    /// when there is no merge-base (shallow clone, unrelated histories). `None` when the
+    /// repository has no commits.
+    pub commit: Option<Oid>,
+}
+
+/// An open repository.
+pub struct Repo {
+    repo: Repository,
+    root: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo").field("root", &self.root).finish()
+    }
+}
+
+fn git_error(e: &git2::Error) -> Error {
+    Error::Git {
+        message: e.message().to_string(),
+    }
+}
+
+impl Repo {
+    /// Opens the repository containing `path`; `NOT_A_GIT_REPOSITORY` when there is none.
+    pub fn discover(path: &Path) -> Result<Self> {
+        let repo = Repository::discover(path).map_err(|e| match e.code() {
+            ErrorCode::NotFound => Error::NotAGitRepository { path: path.to_path_buf() },
+            _ => git_error(&e),
+        })?;
+        let Some(workdir) = repo.workdir() else {
+            return Err(Error::Git {
+                message: format!("{} is a bare repository (no working tree)", repo.path().display()),
+            });
+        };
+        let root = crate::index::walk::absolute(workdir);
+        Ok(Repo { repo, root })
+    }
+
+    /// The working tree root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether HEAD points to a commit (false in a repository with no commits).
+    pub fn has_commits(&self) -> bool {
+        self.repo.head().ok().and_then(|h| h.target()).is_some()
+    }
+
+    /// Whether the repository is a shallow clone.
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow()
+    }
+
+    fn head_commit(&self) -> Option<Oid> {
+        self.repo.head().ok().and_then(|h| h.peel_to_commit().ok()).map(|c| c.id())
+    }
+
+    fn resolve(&self, spec: &str) -> Option<Oid> {
+        self.repo
+            .revparse_single(spec)
+            .ok()
+            .and_then(|o| o.peel_to_commit().ok())
+            .map(|c| c.id())
+    }
+
+    /// The base for branch mode: `explicit` (`--base`), else `configured`, else the target
+    /// of `origin/HEAD`, else `main`, else `master`. Returns the base and warnings.
+    pub fn branch_base(&self, explicit: Option<&str>, configured: Option<&str>) -> Result<(Base, Vec<String>)> {
+        let mut warnings = Vec::new();
+        if !self.has_commits() {
+            warnings.push("the repository has no commits yet: every file counts as added".to_string());
+            return Ok((
+                Base {
+                    reference: "(no commits)".to_string(),
+                    ref_commit: Oid::ZERO_SHA1,
+                    commit: None,
+                },
+                warnings,
+            ));
+        }
+        let (reference, ref_commit) = match explicit.or(configured) {
+            Some(spec) => {
+                let oid = self.resolve(spec).ok_or_else(|| Error::BadBaseRef {
+                    reference: spec.to_string(),
+                    reason: format!("`{spec}` does not name a commit in {}", self.root.display()),
+                })?;
+                (spec.to_string(), oid)
+            }
+            None => self.default_base()?,
+        };
+        let head = self.head_commit().ok_or_else(|| Error::Git {
+            message: "HEAD does not point to a commit".to_string(),
+        })?;
+        let commit = match self.repo.merge_base(head, ref_commit) {
+            Ok(oid) => oid,
+            Err(e) if e.code() == ErrorCode::NotFound => {
+                let why = if self.is_shallow() {
+                    "this is a shallow clone and the merge-base is not in it"
+                } else {
+                    "HEAD and the base share no history"
+                };
+                warnings.push(format!(
+                    "no merge-base of HEAD and {reference}: {why}; comparing against {reference} itself (fetch more history with `git fetch --unshallow` for exact results)"
+                ));
+                ref_commit
+            }
+            Err(e) => return Err(git_error(&e)),
+        };
+        Ok((
+            Base {
+                reference,
+                ref_commit,
+                commit: Some(commit),
+            },
+            warnings,
+        ))
+    }
+
+    fn default_base(&self) -> Result<(String, Oid)> {
+        if let Ok(reference) = self.repo.find_reference("refs/remotes/origin/HEAD") {
+            if let Ok(Some(target)) = reference.symbolic_target() {
+                let short = target.strip_prefix("refs/remotes/").unwrap_or(target).to_string();
+                if let Some(oid) = self.resolve(target) {
+                    return Ok((short, oid));
+                }
+            }
+        }
+        for candidate in ["main", "master", "origin/main", "origin/master"] {
+            if let Some(oid) = self.resolve(candidate) {
+                return Ok((candidate.to_string(), oid));
+            }
+        }
+        Err(Error::BadBaseRef {
+            reference: "(default)".to_string(),
+            reason: "no base ref found: tried origin/HEAD, main, master, origin/main, origin/master".to_string(),
+        })
+    }
+
+    /// The base for staged mode and for files compared with HEAD: HEAD itself.
+    pub fn head_base(&self) -> Base {
+        let head = self.head_commit();
+        Base {
+            reference: "HEAD".to_string(),
+            ref_commit: head.unwrap_or(Oid::ZERO_SHA1),
+            commit: head,
+        }
+    }
+
+    /// Ruby files that differ between `base` and the working tree: committed, staged,
+    /// unstaged and untracked (not ignored) changes, with renames detected.
+    pub fn working_tree_changes(&self, base: &Base) -> Result<Vec<Change>> {
+        let tree = self.tree_of(base.commit)?;
+        let mut opts = ruby_diff_options();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))
+            .map_err(|e| git_error(&e))?;
+        find_renames(&mut diff, true)?;
+        Ok(changes_of(&diff))
+    }
+
+    /// Ruby files that differ between HEAD and the index (`--staged`).
+    pub fn staged_changes(&self) -> Result<Vec<Change>> {
+        let tree = self.tree_of(self.head_commit())?;
+        let index = self.repo.index().map_err(|e| git_error(&e))?;
+        let mut opts = ruby_diff_options();
+        let mut diff = self
+            .repo
+            .diff_tree_to_index(tree.as_ref(), Some(&index), Some(&mut opts))
+            .map_err(|e| git_error(&e))?;
+        find_renames(&mut diff, false)?;
+        Ok(changes_of(&diff))
+    }
+
+    fn tree_of(&self, commit: Option<Oid>) -> Result<Option<git2::Tree<'_>>> {
+        let Some(oid) = commit else { return Ok(None) };
+        let commit = self.repo.find_commit(oid).map_err(|e| git_error(&e))?;
+        commit.tree().map(Some).map_err(|e| git_error(&e))
+    }
+
+    /// The content of `path` (repository-relative) in `commit`; `Ok(None)` when the file
+    /// does not exist there.
+    pub fn blob_at(&self, commit: Option<Oid>, path: &str) -> Result<Option<Vec<u8>>> {
+        let Some(tree) = self.tree_of(commit)? else { return Ok(None) };
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(entry) => entry,
+            Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
+            Err(e) => return Err(git_error(&e)),
+        };
+        let object = entry.to_object(&self.repo).map_err(|e| git_error(&e))?;
+        Ok(object.as_blob().map(|b| b.content().to_vec()))
+    }
+
+    /// The content of `path` in the index (staged version), if it is there.
+    pub fn index_blob(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let index = self.repo.index().map_err(|e| git_error(&e))?;
+        let Some(entry) = index.get_path(Path::new(path), 0) else { return Ok(None) };
+        let blob = self.repo.find_blob(entry.id).map_err(|e| git_error(&e))?;
+        Ok(Some(blob.content().to_vec()))
+    }
+
+    /// Short hex of a commit.
+    pub fn short(oid: Oid) -> String {
+        let hex = oid.to_string();
+        hex.get(..12).unwrap_or(&hex).to_string()
+    }
+}
+
+fn ruby_diff_options() -> DiffOptions {
+    let mut opts = DiffOptions::new();
+    // Only Ruby files matter: libgit2 skips the rest without reading them.
+    opts.pathspec("*.rb").include_typechange(true).ignore_submodules(true);
+    opts
+}
+
+fn find_renames(diff: &mut git2::Diff<'_>, untracked: bool) -> Result<()> {
+    let mut find = DiffFindOptions::new();
+    find.renames(true).for_untracked(untracked);
+    diff.find_similar(Some(&mut find)).map_err(|e| git_error(&e))
+}
+
+fn path_text(path: Option<&Path>) -> Option<String> {
+    let path = path?;
+    let mut out = String::new();
+    for (i, c) in path.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&c.as_os_str().to_string_lossy());
+    }
+    Some(out)
+}
+
+fn changes_of(diff: &git2::Diff<'_>) -> Vec<Change> {
+    let mut out = Vec::new();
+    for delta in diff.deltas() {
+        let new_path = path_text(delta.new_file().path());
+        let old_path = path_text(delta.old_file().path());
+        let change = match delta.status() {
+            Delta::Added | Delta::Untracked => new_path.map(|path| Change {
+                path,
+                old_path: None,
+                kind: ChangeKind::Added,
+            }),
+            Delta::Modified | Delta::Typechange => new_path.map(|path| Change {
+                path,
+                old_path: None,
+                kind: ChangeKind::Modified,
+            }),
+            Delta::Renamed => new_path.map(|path| Change {
+                path,
+                old_path: old_path.clone(),
+                kind: ChangeKind::Renamed,
+            }),
+            Delta::Copied => new_path.map(|path| Change {
+                path,
+                old_path: None,
+                kind: ChangeKind::Added,
+            }),
+            Delta::Deleted => old_path.map(|path| Change {
+                path,
+                old_path: None,
+                kind: ChangeKind::Deleted,
+            }),
+            _ => None,
+        };
+        if let Some(change) = change {
+            if change.path.ends_with(".rb") {
+                out.push(change);
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.path == b.path);
+    out
+}

@@ -105,16 +105,13 @@ pub struct Lock {
     _file: std::fs::File,
 }
 
-/// Takes the lock of a metadata file (a sidecar `.{name}.lock` next to it), creating the
-/// folder when needed. Blocks until another process releases it.
+/// Takes the lock that guards the metadata folder holding `path` (one `.rspec-scout.lock`
+/// per folder, so a bulk write takes it once and no lock file is left per metadata file),
+/// creating the folder when needed. Blocks until another process releases it.
 pub fn lock(path: &Path) -> Result<Lock> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let lock_path = dir.join(format!(".{name}.lock"));
+    let lock_path = dir.join(".rspec-scout.lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

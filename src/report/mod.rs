@@ -1,6 +1,7 @@
 //! Answers and errors in the three output formats: YAML (the agent contract, default), JSON,
 //! and text for people. Answer types live here, separate from internal types.
 
+pub mod discover;
 pub mod symbols;
 
 use serde::Serialize;

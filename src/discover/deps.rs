@@ -1,0 +1,271 @@
+//! Who depends on whom: the private methods a public method absorbs, and the classes (in
+//! scope) that a method and its absorbed methods reference, resolved the way Ruby resolves
+//! constants (lexical nesting first, then the top level; `::X` from the top level only),
+//! plus instance variables and parameters whose names camelize to a class in scope
+//! (`@payment` → `Payment`).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use crate::index::{FileFacts, MethodFacts, MethodKind, Visibility};
+use crate::naming::camelize;
+
+/// The private and protected methods of the same owner and kind that method `index` calls
+/// with an implicit receiver or `self.`, transitively, in call order (first found first).
+pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
+    let Some(root) = methods.get(index) else { return Vec::new() };
+    let candidates: Vec<usize> = methods
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| {
+            *i != index
+                && m.owner == root.owner
+                && m.kind == root.kind
+                && m.visibility != Visibility::Public
+                && !m.dynamic
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let mut seen: Vec<usize> = Vec::new();
+    let mut queue: Vec<usize> = vec![index];
+    while let Some(current) = queue.pop() {
+        let Some(caller) = methods.get(current) else { continue };
+        for name in caller.calls.iter() {
+            for &c in &candidates {
+                let Some(callee) = methods.get(c) else { continue };
+                if callee.name == name && !seen.contains(&c) {
+                    seen.push(c);
+                    queue.push(c);
+                }
+            }
+        }
+    }
+    seen.sort_by_key(|&i| methods.get(i).map(|m| m.line_range.0).unwrap_or(0));
+    seen
+}
+
+/// The classes and modules defined in the files in scope, for constant resolution.
+#[derive(Debug, Default)]
+pub struct Known {
+    classes: BTreeSet<String>,
+    namespaces: HashSet<String>,
+}
+
+impl Known {
+    /// Every class and module statement of `files`.
+    pub fn new<'a>(files: impl IntoIterator<Item = &'a FileFacts>) -> Self {
+        let mut known = Known::default();
+        for file in files {
+            for class in &file.classes {
+                known.add(&class.name);
+            }
+        }
+        known
+    }
+
+    fn add(&mut self, name: &str) {
+        if self.classes.insert(name.to_string()) {
+            let mut prefix = String::new();
+            for (i, part) in name.split("::").enumerate() {
+                if i > 0 {
+                    prefix.push_str("::");
+                }
+                prefix.push_str(part);
+                self.namespaces.insert(prefix.clone());
+            }
+        }
+    }
+
+    /// Whether `name` is a class or module defined in scope.
+    pub fn contains(&self, name: &str) -> bool {
+        self.classes.contains(name)
+    }
+
+    /// Every known class, sorted.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.classes.iter().map(String::as_str)
+    }
+
+    /// Resolves a constant path as Ruby would from inside `nesting` (innermost first) and
+    /// returns the longest prefix of it that is a class or module in scope. `None` when
+    /// the constant is not defined in scope (a gem, the standard library, a typo).
+    pub fn resolve(&self, nesting: &[String], path: &str, absolute: bool) -> Option<String> {
+        self.resolve_full(nesting, path, absolute).map(|(class, _)| class)
+    }
+
+    /// Like [`Known::resolve`], and whether the class found is the whole path (`Payment`
+    /// for `Payment`, not for `Payment::STATUSES`).
+    pub fn resolve_full(&self, nesting: &[String], path: &str, absolute: bool) -> Option<(String, bool)> {
+        let mut parts = path.split("::");
+        let first = parts.next()?;
+        let rest: Vec<&str> = parts.collect();
+        let scopes: Vec<&str> = if absolute {
+            vec![""]
+        } else {
+            nesting.iter().map(String::as_str).chain(std::iter::once("")).collect()
+        };
+        for scope in scopes {
+            let head = if scope.is_empty() {
+                first.to_string()
+            } else {
+                format!("{scope}::{first}")
+            };
+            if !self.namespaces.contains(&head) {
+                continue;
+            }
+            // Found where the first segment lives; descend as far as the path is known.
+            let mut best = self.classes.contains(&head).then(|| (head.clone(), rest.is_empty()));
+            let mut current = head;
+            for (i, part) in rest.iter().enumerate() {
+                current.push_str("::");
+                current.push_str(part);
+                if !self.namespaces.contains(&current) {
+                    break;
+                }
+                if self.classes.contains(&current) {
+                    best = Some((current.clone(), i + 1 == rest.len()));
+                }
+            }
+            return best;
+        }
+        None
+    }
+}
+
+/// Classes a set of methods depends on, each with the methods called on it.
+pub type Deps = BTreeMap<String, BTreeSet<String>>;
+
+/// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
+/// other than its own class.
+pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
+    let mut deps = Deps::new();
+    let Some(root) = file.methods.get(index) else { return deps };
+    for &i in std::iter::once(&index).chain(absorbed) {
+        let Some(m) = file.methods.get(i) else { continue };
+        let nesting: &[String] = m
+            .scope
+            .and_then(|s| file.classes.get(s))
+            .map(|c| c.nesting.as_slice())
+            .unwrap_or(&[]);
+        for c in &m.constants {
+            if let Some((class, whole)) = known.resolve_full(nesting, &c.path, c.absolute) {
+                let entry = deps.entry(class).or_default();
+                // Methods called on the class itself (`Payment.find`), not on a constant
+                // inside it (`Payment::STATUSES.include?`).
+                if whole {
+                    entry.extend(c.methods.iter().map(str::to_string));
+                }
+            }
+        }
+        for ivar in m.ivars.iter() {
+            if let Some(class) = known.resolve(nesting, &camelize(ivar), false) {
+                deps.entry(class).or_default();
+            }
+        }
+        for p in &m.params {
+            if p.name.is_empty() {
+                continue;
+            }
+            if let Some(class) = known.resolve(nesting, &camelize(&p.name), false) {
+                deps.entry(class).or_default();
+            }
+        }
+        for call in m.receiver_calls() {
+            if let Some(class) = known.resolve(nesting, &camelize(call.name), false) {
+                deps.entry(class).or_default().insert(call.method.to_string());
+            }
+        }
+    }
+    deps.remove(&root.owner);
+    // Classes nested in its own class in the same file (`Order::InvalidState`, a `Result`
+    // struct) are part of the unit under test, not something to test first.
+    let nested_prefix = format!("{}::", root.owner);
+    deps.retain(|class, _| {
+        !(class.starts_with(&nested_prefix) && file.classes.iter().any(|c| &c.name == class))
+    });
+    deps
+}
+
+/// Whether a method is a class-level (singleton) method, for the contract's `type`.
+pub fn is_class_method(m: &MethodFacts) -> bool {
+    m.kind == MethodKind::Singleton
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::extract;
+
+    fn known(names: &[&str]) -> Known {
+        let mut k = Known::default();
+        for n in names {
+            k.add(n);
+        }
+        k
+    }
+
+    #[test]
+    fn lexical_nesting_first_then_top_level() {
+        let k = known(&["Billing::Payment", "Payment", "Billing::Tax", "Tax::Rate"]);
+        let nesting = vec!["Billing::Invoice".to_string(), "Billing".to_string()];
+        assert_eq!(k.resolve(&nesting, "Payment", false).as_deref(), Some("Billing::Payment"));
+        assert_eq!(k.resolve(&nesting, "Payment", true).as_deref(), Some("Payment"));
+        assert_eq!(k.resolve(&[], "Payment", false).as_deref(), Some("Payment"));
+        // `Tax` is found in Billing first (as Ruby would), and Billing::Tax has no Rate.
+        assert_eq!(k.resolve(&nesting, "Tax::Rate", false).as_deref(), Some("Billing::Tax"));
+        assert_eq!(k.resolve(&[], "Tax::Rate", false).as_deref(), Some("Tax::Rate"));
+        assert_eq!(k.resolve(&nesting, "Stripe::Charge", false), None);
+    }
+
+    #[test]
+    fn constants_inside_a_class_resolve_to_the_class() {
+        let k = known(&["Payment"]);
+        assert_eq!(k.resolve(&[], "Payment::STATUSES", false).as_deref(), Some("Payment"));
+        // A namespace that is only a prefix (never defined in scope) is not a class.
+        let k = known(&["Billing::Invoice"]);
+        assert_eq!(k.resolve(&[], "Billing", false), None);
+        assert_eq!(k.resolve(&[], "Billing::Invoice", false).as_deref(), Some("Billing::Invoice"));
+    }
+
+    #[test]
+    fn deps_from_constants_ivars_params_and_absorbed_privates() {
+        let src = "module Billing\n  class Charge\n    def call(order)\n      Payment.find(order.id).capture!\n      @gateway.submit\n      order.total\n      audit\n      Charge.new\n    end\n\n    private\n\n    def audit\n      ::AuditLog.write(self)\n    end\n  end\nend\n";
+        let file = extract("c.rb", src.as_bytes());
+        let k = known(&["Billing::Charge", "Billing::Payment", "Order", "Gateway", "AuditLog"]);
+        let absorbed = absorbed(&file.methods, 0);
+        assert_eq!(absorbed, vec![1]);
+        let deps = method_deps(&file, 0, &absorbed, &k);
+        let flat: Vec<(String, Vec<String>)> =
+            deps.into_iter().map(|(c, m)| (c, m.into_iter().collect())).collect();
+        assert_eq!(
+            flat,
+            vec![
+                ("AuditLog".into(), vec!["write".into()]),
+                ("Billing::Payment".into(), vec!["find".into()]),
+                ("Gateway".into(), vec!["submit".into()]),
+                ("Order".into(), vec!["id".into(), "total".into()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn classes_nested_in_the_own_class_of_the_same_file_are_not_dependencies() {
+        let src = "class Order\n  def ship!\n    raise InvalidState\n    Order::Line.new\n  end\n  class InvalidState < StandardError; end\nend\n";
+        let file = extract("app/models/order.rb", src.as_bytes());
+        let k = known(&["Order", "Order::InvalidState", "Order::Line"]);
+        // Order::Line lives in another file: a real dependency.
+        let deps: Vec<String> = method_deps(&file, 0, &[], &k).into_keys().collect();
+        assert_eq!(deps, vec!["Order::Line".to_string()]);
+    }
+
+    #[test]
+    fn absorption_is_transitive_and_stays_in_owner_and_kind() {
+        let src = "class A\n  def a\n    b\n  end\n  def self.s\n    c\n  end\n  private\n  def b\n    c\n  end\n  def c; end\n  class << self\n    private\n    def c; end\n  end\nend\n";
+        let file = extract("a.rb", src.as_bytes());
+        let names = |ix: Vec<usize>| ix.into_iter().map(|i| file.methods[i].id()).collect::<Vec<_>>();
+        assert_eq!(names(absorbed(&file.methods, 0)), vec!["A#b", "A#c"]);
+        assert_eq!(names(absorbed(&file.methods, 1)), vec!["A.c"]);
+    }
+}

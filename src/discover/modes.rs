@@ -1,0 +1,150 @@
+//! `method_mode`: how each method of a file compares with its base version. A method whose
+//! id is not in the base is `new`; one whose normalised text differs is `modified`; a
+//! public method whose absorbed private methods are new or changed is `modified` too;
+//! everything else is `unchanged`. Moving or re-indenting a method changes nothing.
+
+use serde::Serialize;
+
+use crate::index::{FileFacts, MethodFacts};
+
+/// The contract's `method_mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodMode {
+    /// Not in the base (every method of an added file).
+    New,
+    /// Its own text changed, or a private method it absorbs did.
+    Modified,
+    /// Same as in the base.
+    Unchanged,
+}
+
+impl MethodMode {
+    /// The contract's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MethodMode::New => "new",
+            MethodMode::Modified => "modified",
+            MethodMode::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The mode of every method of `current` (same order), against `base` (`None`: the file
+/// did not exist).
+pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<MethodMode> {
+    let Some(base) = base else {
+        return vec![MethodMode::New; current.methods.len()];
+    };
+    // Match methods by id, the n-th definition of an id with the n-th in the base.
+    let mut used = vec![false; base.methods.len()];
+    let mut modes: Vec<MethodMode> = current
+        .methods
+        .iter()
+        .map(|m| {
+            let found = base
+                .methods
+                .iter()
+                .enumerate()
+                .find(|(i, b)| !used.get(*i).copied().unwrap_or(true) && same_method(m, b));
+            match found {
+                Some((i, b)) => {
+                    if let Some(slot) = used.get_mut(i) {
+                        *slot = true;
+                    }
+                    if b.body_digest == m.body_digest {
+                        MethodMode::Unchanged
+                    } else {
+                        MethodMode::Modified
+                    }
+                }
+                None => MethodMode::New,
+            }
+        })
+        .collect();
+    // A public method is as changed as the private methods it absorbs.
+    let snapshot = modes.clone();
+    for (i, m) in current.methods.iter().enumerate() {
+        if !m.is_public_api() || snapshot.get(i) != Some(&MethodMode::Unchanged) {
+            continue;
+        }
+        let absorbed = super::deps::absorbed(&current.methods, i);
+        if absorbed
+            .iter()
+            .any(|&j| snapshot.get(j).is_some_and(|&mode| mode != MethodMode::Unchanged))
+        {
+            if let Some(slot) = modes.get_mut(i) {
+                *slot = MethodMode::Modified;
+            }
+        }
+    }
+    modes
+}
+
+fn same_method(a: &MethodFacts, b: &MethodFacts) -> bool {
+    a.kind == b.kind && a.name == b.name && a.owner == b.owner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::extract;
+
+    fn modes(base: &str, current: &str) -> Vec<(String, MethodMode)> {
+        let b = extract("a.rb", base.as_bytes());
+        let c = extract("a.rb", current.as_bytes());
+        c.methods.iter().map(|m| m.id()).zip(method_modes(&c, Some(&b))).collect()
+    }
+
+    #[test]
+    fn new_modified_unchanged_by_text() {
+        let base = "class A\n  def a\n    1\n  end\n  def b\n    2\n  end\nend\n";
+        let current = "class A\n  def a\n    1\n  end\n  def b\n    3\n  end\n  def c; end\nend\n";
+        assert_eq!(
+            modes(base, current),
+            vec![
+                ("A#a".into(), MethodMode::Unchanged),
+                ("A#b".into(), MethodMode::Modified),
+                ("A#c".into(), MethodMode::New)
+            ]
+        );
+    }
+
+    #[test]
+    fn moving_and_reindenting_is_unchanged() {
+        let base = "class A\n  def a\n    x = 1\n    x\n  end\n\n  def b; end\nend\n";
+        let current = "class A\n  def b; end\n\n      def a\n\n          x = 1\n        x\n      end\nend\n";
+        assert!(modes(base, current).iter().all(|(_, m)| *m == MethodMode::Unchanged));
+    }
+
+    #[test]
+    fn changed_private_helper_makes_its_public_callers_modified() {
+        let base = "class A\n  def a\n    helper\n  end\n  def b; end\n  private\n  def helper\n    deeper\n  end\n  def deeper\n    1\n  end\nend\n";
+        let current = base.replace("    1\n", "    2\n");
+        assert_eq!(
+            modes(base, &current),
+            vec![
+                ("A#a".into(), MethodMode::Modified),
+                ("A#b".into(), MethodMode::Unchanged),
+                ("A#helper".into(), MethodMode::Unchanged),
+                ("A#deeper".into(), MethodMode::Modified)
+            ]
+        );
+    }
+
+    #[test]
+    fn instance_and_singleton_methods_with_one_name_are_different_methods() {
+        let base = "class S\n  def self.call = new.call\nend\n";
+        let current = "class S\n  def self.call = new.call\n  def call; end\nend\n";
+        assert_eq!(
+            modes(base, current),
+            vec![("S.call".into(), MethodMode::Unchanged), ("S#call".into(), MethodMode::New)]
+        );
+    }
+
+    #[test]
+    fn a_file_without_base_is_all_new() {
+        let c = extract("a.rb", b"class A; def a; end; def b; end; end");
+        assert_eq!(method_modes(&c, None), vec![MethodMode::New, MethodMode::New]);
+    }
+}

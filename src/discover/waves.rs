@@ -1,0 +1,203 @@
+//! Topological waves. Nodes are public methods; each depends on classes. A method's wave is
+//! 0 when it has no dependencies, else 1 + the highest wave among the methods of the
+//! classes it depends on. Classes in a dependency cycle are collapsed first (strongly
+//! connected components, petgraph) and the methods of a cycle that depend on anything
+//! share one wave, so every dependency points to an earlier wave or, inside a cycle, the
+//! same one.
+
+use std::collections::BTreeMap;
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+/// One wave item: the class that owns it and the classes it depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// Owning class.
+    pub class: String,
+    /// Classes it depends on (other than its own).
+    pub deps: Vec<String>,
+}
+
+/// The result of [`compute`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waves {
+    /// The wave of each item, in input order.
+    pub wave: Vec<usize>,
+    /// The classes of each dependency cycle, each sorted, the list sorted.
+    pub cycles: Vec<Vec<String>>,
+}
+
+/// Computes the wave of every item. Deterministic for the same input; never panics.
+pub fn compute(items: &[Item]) -> Waves {
+    let mut graph: DiGraph<String, ()> = DiGraph::new();
+    let mut index: BTreeMap<&str, NodeIndex> = BTreeMap::new();
+    // Classes in sorted order so node numbering does not depend on input order.
+    let mut names: Vec<&str> = items
+        .iter()
+        .flat_map(|i| std::iter::once(i.class.as_str()).chain(i.deps.iter().map(String::as_str)))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        index.insert(name, graph.add_node(name.to_string()));
+    }
+    let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+    for item in items {
+        let Some(&from) = index.get(item.class.as_str()) else { continue };
+        for dep in &item.deps {
+            if let Some(&to) = index.get(dep.as_str()) {
+                if from != to {
+                    edges.push((from, to));
+                }
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    for (from, to) in edges {
+        graph.add_edge(from, to, ());
+    }
+
+    // tarjan_scc lists components in post-order: every component after the ones it
+    // depends on.
+    let sccs = tarjan_scc(&graph);
+    let mut component = vec![0usize; graph.node_count()];
+    for (c, scc) in sccs.iter().enumerate() {
+        for node in scc {
+            if let Some(slot) = component.get_mut(node.index()) {
+                *slot = c;
+            }
+        }
+    }
+    let mut items_of_class: Vec<Vec<usize>> = vec![Vec::new(); graph.node_count()];
+    for (i, item) in items.iter().enumerate() {
+        if let Some(&node) = index.get(item.class.as_str()) {
+            if let Some(list) = items_of_class.get_mut(node.index()) {
+                list.push(i);
+            }
+        }
+    }
+    let class_component = |name: &str| index.get(name).and_then(|n| component.get(n.index()).copied());
+
+    let mut wave = vec![0usize; items.len()];
+    // The highest wave among a class's items; None for a class without items.
+    let mut class_max: Vec<Option<usize>> = vec![None; graph.node_count()];
+    let mut cycles = Vec::new();
+    for (c, scc) in sccs.iter().enumerate() {
+        let cyclic = scc.len() > 1;
+        let mut shared = 0usize;
+        let mut members: Vec<usize> = Vec::new();
+        for node in scc {
+            members.extend(items_of_class.get(node.index()).into_iter().flatten().copied());
+        }
+        for &i in &members {
+            let Some(item) = items.get(i) else { continue };
+            let mut base = 0usize;
+            for dep in &item.deps {
+                if class_component(dep) == Some(c) {
+                    continue;
+                }
+                let max = index
+                    .get(dep.as_str())
+                    .and_then(|n| class_max.get(n.index()).copied().flatten());
+                if let Some(max) = max {
+                    base = base.max(max + 1);
+                }
+            }
+            if let Some(slot) = wave.get_mut(i) {
+                *slot = base;
+            }
+            if !item.deps.is_empty() {
+                shared = shared.max(base);
+            }
+        }
+        if cyclic {
+            for &i in &members {
+                if items.get(i).is_some_and(|item| !item.deps.is_empty()) {
+                    if let Some(slot) = wave.get_mut(i) {
+                        *slot = shared;
+                    }
+                }
+            }
+            let mut names: Vec<String> = scc.iter().filter_map(|n| graph.node_weight(*n).cloned()).collect();
+            names.sort();
+            cycles.push(names);
+        }
+        for node in scc {
+            let max = items_of_class
+                .get(node.index())
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| wave.get(i).copied())
+                .max();
+            if let Some(slot) = class_max.get_mut(node.index()) {
+                *slot = max;
+            }
+        }
+    }
+    cycles.sort();
+    Waves { wave, cycles }
+}
+
+/// The contract's wave names.
+pub fn wave_name(wave: usize) -> String {
+    if wave == 0 {
+        "Leaf methods (no dependencies)".to_string()
+    } else {
+        format!("Depends on wave {}", wave - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(class: &str, deps: &[&str]) -> Item {
+        Item {
+            class: class.to_string(),
+            deps: deps.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn chain_gives_increasing_waves() {
+        let items = vec![
+            item("Processor", &["Payment"]),
+            item("Payment", &[]),
+            item("Payment", &["Money"]),
+            item("Money", &[]),
+            item("Controller", &["Processor"]),
+        ];
+        let w = compute(&items);
+        // Money 0 → Payment#1 1 → Processor 2 → Controller 3.
+        assert_eq!(w.wave, vec![2, 0, 1, 0, 3]);
+        assert!(w.cycles.is_empty());
+    }
+
+    #[test]
+    fn cycles_share_a_wave_and_are_reported() {
+        let items = vec![
+            item("A", &["B"]),
+            item("A", &[]),
+            item("B", &["A", "Leaf"]),
+            item("Leaf", &[]),
+            item("Top", &["A"]),
+        ];
+        let w = compute(&items);
+        assert_eq!(w.wave, vec![1, 0, 1, 0, 2]);
+        assert_eq!(w.cycles, vec![vec!["A".to_string(), "B".to_string()]]);
+    }
+
+    #[test]
+    fn classes_without_items_add_nothing() {
+        let items = vec![item("A", &["Constants"])];
+        assert_eq!(compute(&items).wave, vec![0]);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(wave_name(0), "Leaf methods (no dependencies)");
+        assert_eq!(wave_name(2), "Depends on wave 1");
+    }
+}

@@ -1,0 +1,45 @@
+//! Complexity zones: green, yellow or red by the worst of LOC and method count.
+
+use serde::Serialize;
+
+use crate::config::ZoneThresholds;
+
+/// A file's complexity zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Zone {
+    /// Below both yellow marks.
+    Green,
+    /// At or above a yellow mark, not above a red one.
+    Yellow,
+    /// Above a red mark.
+    Red,
+}
+
+/// The zone of a file with `loc` code lines and `methods` methods.
+pub fn zone(loc: u32, methods: usize, t: &ZoneThresholds) -> Zone {
+    let methods = u32::try_from(methods).unwrap_or(u32::MAX);
+    if loc > t.red_loc || methods > t.red_methods {
+        Zone::Red
+    } else if loc >= t.yellow_loc || methods >= t.yellow_methods {
+        Zone::Yellow
+    } else {
+        Zone::Green
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_of_both_scales_with_product_thresholds() {
+        let t = ZoneThresholds::default();
+        assert_eq!(zone(149, 6, &t), Zone::Green);
+        assert_eq!(zone(150, 6, &t), Zone::Yellow);
+        assert_eq!(zone(20, 7, &t), Zone::Yellow);
+        assert_eq!(zone(300, 12, &t), Zone::Yellow);
+        assert_eq!(zone(301, 1, &t), Zone::Red);
+        assert_eq!(zone(10, 13, &t), Zone::Red);
+    }
+}
