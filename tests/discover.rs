@@ -39,7 +39,11 @@ fn feature_work(p: &Project) {
         "completed? && created_at > REFUND_WINDOW.ago",
         "completed? && created_at > REFUND_WINDOW.ago && !refunded?",
     );
-    p.edit("app/models/payment.rb", "(amount_cents * FEE_RATE).ceil", "(amount_cents * FEE_RATE).ceil + 30");
+    p.edit(
+        "app/models/payment.rb",
+        "(amount_cents * FEE_RATE).ceil",
+        "(amount_cents * FEE_RATE).ceil + 30",
+    );
     p.edit(
         "app/models/order.rb",
         "  class InvalidState < StandardError; end",
@@ -47,7 +51,11 @@ fn feature_work(p: &Project) {
     );
     p.commit_all("payment and order changes");
     // Staged: a rename without content change, and a deletion.
-    p.git(&["mv", "app/services/refunds/refund_policy.rb", "app/services/refunds/eligibility_policy.rb"]);
+    p.git(&[
+        "mv",
+        "app/services/refunds/refund_policy.rb",
+        "app/services/refunds/eligibility_policy.rb",
+    ]);
     p.git(&["rm", "-q", "app/jobs/payment_reminder_job.rb"]);
     // Working tree only: re-indented method, moved method, new untracked service.
     p.edit(
@@ -57,7 +65,14 @@ fn feature_work(p: &Project) {
     );
     let subscription = p.read("app/models/subscription.rb");
     let renew = "  def renew!\n    return false if cancelled_at.present?\n\n    update!(renews_on: renews_on + 1.month)\n  end\n\n";
-    let moved = subscription.replacen(renew, "", 1).replacen("  end\nend\n", &format!("  end\n\n{}end\n", renew.trim_end_matches('\n').to_string() + "\n"), 1);
+    let moved = subscription.replacen(renew, "", 1).replacen(
+        "  end\nend\n",
+        &format!(
+            "  end\n\n{}end\n",
+            renew.trim_end_matches('\n').to_string() + "\n"
+        ),
+        1,
+    );
     std::fs::write(p.root().join("app/models/subscription.rb"), moved).expect("write");
     p.write(
         "app/services/payment_retrier.rb",
@@ -90,7 +105,10 @@ fn branch_mode_plans_committed_staged_unstaged_and_untracked_changes() {
             "app_services_refunds_eligibility_policy.yml",
         ]
     );
-    insta::assert_snapshot!("payment_metadata", p.read("tmp/rspec_metadata/app_models_payment.yml"));
+    insta::assert_snapshot!(
+        "payment_metadata",
+        p.read("tmp/rspec_metadata/app_models_payment.yml")
+    );
 }
 
 #[test]
@@ -99,29 +117,65 @@ fn output_is_byte_identical_across_runs() {
     feature_work(&p);
     let first = p.run(&["discover", "--no-metadata"]).expect_code(0).stdout;
     for _ in 0..3 {
-        assert_eq!(p.run(&["discover", "--no-metadata"]).expect_code(0).stdout, first);
+        assert_eq!(
+            p.run(&["discover", "--no-metadata"]).expect_code(0).stdout,
+            first
+        );
     }
-    let all = p.run(&["discover", "--all", "--no-metadata"]).expect_code(0).stdout;
-    assert_eq!(p.run(&["discover", "--all", "--no-metadata", "--threads", "1"]).expect_code(0).stdout, all);
+    let all = p
+        .run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0)
+        .stdout;
+    assert_eq!(
+        p.run(&["discover", "--all", "--no-metadata", "--threads", "1"])
+            .expect_code(0)
+            .stdout,
+        all
+    );
 }
 
 #[test]
 fn staged_mode_sees_only_the_index() {
     let p = app_on_feature_branch();
-    p.edit("app/models/user.rb", "deactivated_at.nil?", "deactivated_at.nil? && !banned?");
+    p.edit(
+        "app/models/user.rb",
+        "deactivated_at.nil?",
+        "deactivated_at.nil? && !banned?",
+    );
     p.git(&["add", "app/models/user.rb"]);
     // Unstaged edit on top of the staged one, and an unstaged edit elsewhere: both ignored.
-    p.edit("app/models/user.rb", "def full_name", "def full_name # unstaged");
-    p.edit("app/models/order.rb", "line_items.sum(&:total_cents)", "line_items.sum(&:total_cents) + 0");
-    let answer = p.run(&["discover", "--staged", "--no-metadata"]).expect_code(0).yaml();
+    p.edit(
+        "app/models/user.rb",
+        "def full_name",
+        "def full_name # unstaged",
+    );
+    p.edit(
+        "app/models/order.rb",
+        "line_items.sum(&:total_cents)",
+        "line_items.sum(&:total_cents) + 0",
+    );
+    let answer = p
+        .run(&["discover", "--staged", "--no-metadata"])
+        .expect_code(0)
+        .yaml();
     assert_eq!(answer["mode"].as_str(), Some("staged"));
-    let files: Vec<&str> = answer["files"].as_sequence().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let files: Vec<&str> = answer["files"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert_eq!(files, vec!["app/models/user.rb"]);
     let modes: Vec<(String, String)> = answer["files"][0]["public_methods"]
         .as_sequence()
         .unwrap()
         .iter()
-        .map(|m| (m["name"].as_str().unwrap().to_string(), m["method_mode"].as_str().unwrap().to_string()))
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_string(),
+                m["method_mode"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         modes,
@@ -137,15 +191,28 @@ fn staged_mode_sees_only_the_index() {
 #[test]
 fn single_mode_takes_named_files_with_modes_from_git() {
     let p = app_on_feature_branch();
-    p.edit("app/models/order.rb", "line_items.sum(&:total_cents)", "line_items.sum(&:total_cents).to_i");
-    let run = p.run(&["discover", "app/models/order.rb", "app/models/line_item.rb", "--no-metadata", "--format", "text"]);
+    p.edit(
+        "app/models/order.rb",
+        "line_items.sum(&:total_cents)",
+        "line_items.sum(&:total_cents).to_i",
+    );
+    let run = p.run(&[
+        "discover",
+        "app/models/order.rb",
+        "app/models/line_item.rb",
+        "--no-metadata",
+        "--format",
+        "text",
+    ]);
     insta::assert_snapshot!(redact(&run.expect_code(0).stdout, &p));
 }
 
 #[test]
 fn all_mode_selects_every_method_and_orders_the_whole_app() {
     let p = app_on_feature_branch();
-    let run = p.run(&["discover", "--all", "--format", "text"]).expect_code(0);
+    let run = p
+        .run(&["discover", "--all", "--format", "text"])
+        .expect_code(0);
     insta::assert_snapshot!(redact(&run.stdout, &p));
     assert!(p.exists("tmp/rspec_metadata/app_services_payment_processor.yml"));
 }
@@ -154,7 +221,10 @@ fn all_mode_selects_every_method_and_orders_the_whole_app() {
 fn all_mode_works_outside_git_with_every_method_new() {
     let p = Project::new();
     p.copy_fixture("rails_app");
-    let answer = p.run(&["discover", "--all", "--no-metadata"]).expect_code(0).yaml();
+    let answer = p
+        .run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0)
+        .yaml();
     assert!(answer.get("base").is_none());
     let modes: Vec<&str> = answer["method_waves"]
         .as_sequence()
@@ -164,36 +234,68 @@ fn all_mode_works_outside_git_with_every_method_new() {
         .map(|i| i["method_mode"].as_str().unwrap())
         .collect();
     assert!(!modes.is_empty() && modes.iter().all(|m| *m == "new"));
-    assert!(answer["warnings"][0].as_str().unwrap().contains("not in a git repository"));
+    assert!(answer["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("not in a git repository"));
 }
 
 #[test]
 fn dependency_cycles_share_a_wave_and_warn() {
     let p = Project::new();
     p.write("app/models/author.rb", "class Author\n  def books_count\n    Book.where(author_id: id).count\n  end\n\n  def name; end\nend\n");
-    p.write("app/models/book.rb", "class Book\n  def author_name\n    Author.find(author_id).name\n  end\nend\n");
-    p.write("app/services/catalog.rb", "class Catalog\n  def titles(book)\n    book.author_name\n  end\nend\n");
+    p.write(
+        "app/models/book.rb",
+        "class Book\n  def author_name\n    Author.find(author_id).name\n  end\nend\n",
+    );
+    p.write(
+        "app/services/catalog.rb",
+        "class Catalog\n  def titles(book)\n    book.author_name\n  end\nend\n",
+    );
     p.init_repo();
-    let answer = p.run(&["discover", "--all", "--no-metadata", "--format", "text"]).expect_code(0).stdout;
+    let answer = p
+        .run(&["discover", "--all", "--no-metadata", "--format", "text"])
+        .expect_code(0)
+        .stdout;
     insta::assert_snapshot!(redact(&answer, &p));
 }
 
 #[test]
 fn red_zone_file_with_only_new_methods_stops_with_exit_3() {
     let p = app_on_feature_branch();
-    let methods: String = (0..13).map(|i| format!("  def step_{i}\n    {i}\n  end\n\n")).collect();
-    p.write("app/services/giant_workflow.rb", format!("class GiantWorkflow\n{methods}end\n"));
+    let methods: String = (0..13)
+        .map(|i| format!("  def step_{i}\n    {i}\n  end\n\n"))
+        .collect();
+    p.write(
+        "app/services/giant_workflow.rb",
+        format!("class GiantWorkflow\n{methods}end\n"),
+    );
     let run = p.run(&["discover"]).expect_code(3);
     let answer = run.yaml();
     assert_eq!(answer["status"].as_str(), Some("stop"));
     assert_eq!(answer["reason"].as_str(), Some("red_zone_new_code"));
-    assert_eq!(answer["message"].as_str(), Some("1 file(s) in red zone (>300 LOC). Refactor before testing."));
-    assert_eq!(answer["stopped_files"][0]["path"].as_str(), Some("app/services/giant_workflow.rb"));
+    assert_eq!(
+        answer["message"].as_str(),
+        Some("1 file(s) in red zone (>300 LOC). Refactor before testing.")
+    );
+    assert_eq!(
+        answer["stopped_files"][0]["path"].as_str(),
+        Some("app/services/giant_workflow.rb")
+    );
     assert_eq!(answer["stopped_files"][0]["methods"].as_u64(), Some(13));
     assert_eq!(answer["suggestions"].as_sequence().map(Vec::len), Some(3));
-    assert!(!answer["method_waves"].as_sequence().unwrap().is_empty(), "the plan is there for inspection");
-    assert!(!p.exists("tmp/rspec_metadata"), "nothing is written on a stop");
-    assert_eq!(run.stderr, "rspec-scout: stopped: 1 file(s) in red zone (>300 LOC). Refactor before testing.\n");
+    assert!(
+        !answer["method_waves"].as_sequence().unwrap().is_empty(),
+        "the plan is there for inspection"
+    );
+    assert!(
+        !p.exists("tmp/rspec_metadata"),
+        "nothing is written on a stop"
+    );
+    assert_eq!(
+        run.stderr,
+        "rspec-scout: stopped: 1 file(s) in red zone (>300 LOC). Refactor before testing.\n"
+    );
     // --allow-red proceeds.
     let answer = p.run(&["discover", "--allow-red"]).expect_code(0).yaml();
     assert_eq!(answer["status"].as_str(), Some("success"));
@@ -203,8 +305,13 @@ fn red_zone_file_with_only_new_methods_stops_with_exit_3() {
 #[test]
 fn red_zone_file_with_older_methods_only_warns() {
     let p = Project::new();
-    let methods: String = (0..13).map(|i| format!("  def step_{i}\n    {i}\n  end\n\n")).collect();
-    p.write("app/services/legacy.rb", format!("class Legacy\n{methods}end\n"));
+    let methods: String = (0..13)
+        .map(|i| format!("  def step_{i}\n    {i}\n  end\n\n"))
+        .collect();
+    p.write(
+        "app/services/legacy.rb",
+        format!("class Legacy\n{methods}end\n"),
+    );
     p.init_repo();
     p.git(&["checkout", "-q", "-b", "feature"]);
     p.edit("app/services/legacy.rb", "    3\n", "    33\n");
@@ -236,15 +343,24 @@ fn branch_mode_outside_a_repository_is_an_error() {
     p.write("app/models/a.rb", "class A; def a; end; end\n");
     let answer = p.run(&["discover"]).expect_code(1).yaml();
     assert_eq!(answer["error_code"].as_str(), Some("NOT_A_GIT_REPOSITORY"));
-    assert!(answer["suggestion"].as_str().unwrap().contains("single mode"));
+    assert!(answer["suggestion"]
+        .as_str()
+        .unwrap()
+        .contains("single mode"));
 }
 
 #[test]
 fn unknown_base_ref_is_an_error() {
     let p = app_on_feature_branch();
-    let answer = p.run(&["discover", "--base", "no-such-branch"]).expect_code(1).yaml();
+    let answer = p
+        .run(&["discover", "--base", "no-such-branch"])
+        .expect_code(1)
+        .yaml();
     assert_eq!(answer["error_code"].as_str(), Some("BAD_BASE_REF"));
-    assert_eq!(answer["error"].as_str(), Some("bad base ref: no-such-branch"));
+    assert_eq!(
+        answer["error"].as_str(),
+        Some("bad base ref: no-such-branch")
+    );
 }
 
 #[test]
@@ -252,7 +368,11 @@ fn base_from_the_config_file_and_from_origin_head() {
     let p = app_on_feature_branch();
     p.git(&["branch", "develop", "main"]);
     p.git(&["update-ref", "refs/remotes/origin/trunk", "main"]);
-    p.git(&["symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk"]);
+    p.git(&[
+        "symbolic-ref",
+        "refs/remotes/origin/HEAD",
+        "refs/remotes/origin/trunk",
+    ]);
     p.git(&["branch", "-m", "main", "old-main"]);
     p.edit("app/models/order.rb", "0\n    end", "1\n    end");
     let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
@@ -265,19 +385,33 @@ fn base_from_the_config_file_and_from_origin_head() {
 #[test]
 fn detached_head_works() {
     let p = app_on_feature_branch();
-    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.edit(
+        "app/models/line_item.rb",
+        "unit_price_cents * quantity",
+        "unit_price_cents * quantity.to_i",
+    );
     p.commit_all("change");
     p.git(&["checkout", "-q", "--detach", "HEAD"]);
     let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
-    assert_eq!(answer["files"][0]["path"].as_str(), Some("app/models/line_item.rb"));
-    assert_eq!(answer["files"][0]["public_methods"][0]["method_mode"].as_str(), Some("modified"));
+    assert_eq!(
+        answer["files"][0]["path"].as_str(),
+        Some("app/models/line_item.rb")
+    );
+    assert_eq!(
+        answer["files"][0]["public_methods"][0]["method_mode"].as_str(),
+        Some("modified")
+    );
 }
 
 #[test]
 fn shallow_clone_without_the_merge_base_falls_back_to_the_base_itself() {
     let origin = app_on_feature_branch();
     origin.git(&["checkout", "-q", "main"]);
-    origin.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    origin.edit(
+        "app/models/line_item.rb",
+        "unit_price_cents * quantity",
+        "unit_price_cents * quantity.to_i",
+    );
     origin.commit_all("main moves on");
     origin.git(&["checkout", "-q", "feature"]);
     origin.edit("app/models/order.rb", "0\n    end", "1\n    end");
@@ -285,23 +419,51 @@ fn shallow_clone_without_the_merge_base_falls_back_to_the_base_itself() {
     let clone = Project::new();
     let url = format!("file://{}", origin.root().display());
     let out = git_command(clone.root())
-        .args(["clone", "-q", "--depth", "1", "--no-single-branch", &url, "repo"])
+        .args([
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--no-single-branch",
+            &url,
+            "repo",
+        ])
         .output()
         .expect("clone");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let repo = clone.root().join("repo");
     let run = std::process::Command::new(crate::util::bin())
         .args(["discover", "--base", "origin/main", "--no-metadata"])
         .current_dir(&repo)
         .output()
         .expect("run");
-    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stdout));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let answer: serde_yaml::Value = serde_yaml::from_slice(&run.stdout).expect("yaml");
     let warning = answer["warnings"][0].as_str().unwrap();
-    assert!(warning.starts_with("no merge-base of HEAD and origin/main: this is a shallow clone"), "{warning}");
+    assert!(
+        warning.starts_with("no merge-base of HEAD and origin/main: this is a shallow clone"),
+        "{warning}"
+    );
     // Compared with origin/main itself, both files differ.
-    let files: Vec<&str> = answer["files"].as_sequence().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert_eq!(files, vec!["app/models/line_item.rb", "app/models/order.rb"]);
+    let files: Vec<&str> = answer["files"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        vec!["app/models/line_item.rb", "app/models/order.rb"]
+    );
 }
 
 #[test]
@@ -312,8 +474,15 @@ fn repository_without_commits_counts_every_file_as_added() {
     let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
     assert_eq!(answer["base"]["ref"].as_str(), Some("(no commits)"));
     assert_eq!(answer["summary"]["total_files"].as_u64(), Some(18));
-    assert!(answer["warnings"][0].as_str().unwrap().contains("no commits"));
-    assert!(answer["files"].as_sequence().unwrap().iter().all(|f| f["change"].as_str() == Some("added")));
+    assert!(answer["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("no commits"));
+    assert!(answer["files"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .all(|f| f["change"].as_str() == Some("added")));
 }
 
 #[test]
@@ -321,7 +490,18 @@ fn only_and_exclude_deselect_with_the_contract_reason() {
     let p = app_on_feature_branch();
     feature_work(&p);
     let answer = p
-        .run(&["discover", "--no-metadata", "--only", "Payment#*", "--only", "Order#*", "--exclude", "*#total_with_fee", "--only", "Nothing#*"])
+        .run(&[
+            "discover",
+            "--no-metadata",
+            "--only",
+            "Payment#*",
+            "--only",
+            "Order#*",
+            "--exclude",
+            "*#total_with_fee",
+            "--only",
+            "Nothing#*",
+        ])
         .expect_code(0)
         .yaml();
     let selected: Vec<&str> = answer["method_waves"]
@@ -340,7 +520,10 @@ fn only_and_exclude_deselect_with_the_contract_reason() {
         .flat_map(|w| w["items"].as_sequence().unwrap())
         .find(|i| i["method_id"].as_str() == Some("Payment#total_with_fee"))
         .unwrap();
-    assert_eq!(filtered["skip_reason"].as_str(), Some("Custom: pattern filter"));
+    assert_eq!(
+        filtered["skip_reason"].as_str(),
+        Some("Custom: pattern filter")
+    );
     assert!(answer["warnings"]
         .as_sequence()
         .unwrap()
@@ -351,12 +534,22 @@ fn only_and_exclude_deselect_with_the_contract_reason() {
 #[test]
 fn metadata_keeps_later_stages_fields_until_the_source_changes() {
     let p = app_on_feature_branch();
-    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.edit(
+        "app/models/line_item.rb",
+        "unit_price_cents * quantity",
+        "unit_price_cents * quantity.to_i",
+    );
     p.run(&["discover"]).expect_code(0);
     let path = "tmp/rspec_metadata/app_models_line_item.yml";
     // Pretend the analyzer ran: its fields, markers and cache keys, plus a key we don't know.
     let source = p.root().join("app/models/line_item.rb");
-    let mtime = std::fs::metadata(&source).unwrap().modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let mtime = std::fs::metadata(&source)
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     let digest = rspec_scout::metadata::digest(&std::fs::read(&source).unwrap());
     let analyzed = format!(
         "{}slug: app_models_line_item\nsource_mtime: {mtime}\nsource_digest: \"{digest}\"\nbehaviors: []\ncustom_note: keep me\n",
@@ -367,13 +560,25 @@ fn metadata_keeps_later_stages_fields_until_the_source_changes() {
     // Same source: everything stays.
     p.run(&["discover"]).expect_code(0);
     let after = p.read(path);
-    assert!(after.contains("code_analyzer_completed: true") && after.contains("custom_note: keep me"), "{after}");
+    assert!(
+        after.contains("code_analyzer_completed: true") && after.contains("custom_note: keep me"),
+        "{after}"
+    );
     // Changed source: later markers are cleared, the rest stays.
-    p.edit("app/models/line_item.rb", "quantity.to_i", "quantity.to_i.abs");
+    p.edit(
+        "app/models/line_item.rb",
+        "quantity.to_i",
+        "quantity.to_i.abs",
+    );
     let answer = p.run(&["discover"]).expect_code(0).yaml();
     let after = p.read(path);
-    assert!(!after.contains("code_analyzer_completed") && !after.contains("spec_writer_completed"), "{after}");
-    assert!(after.contains("custom_note: keep me") && after.contains("discovery_agent_completed: true"));
+    assert!(
+        !after.contains("code_analyzer_completed") && !after.contains("spec_writer_completed"),
+        "{after}"
+    );
+    assert!(
+        after.contains("custom_note: keep me") && after.contains("discovery_agent_completed: true")
+    );
     assert!(answer["warnings"]
         .as_sequence()
         .unwrap()
@@ -384,13 +589,29 @@ fn metadata_keeps_later_stages_fields_until_the_source_changes() {
 #[test]
 fn corrupt_metadata_is_left_untouched_with_a_warning() {
     let p = app_on_feature_branch();
-    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
-    p.write("tmp/rspec_metadata/app_models_line_item.yml", "source_file: [unclosed\n");
+    p.edit(
+        "app/models/line_item.rb",
+        "unit_price_cents * quantity",
+        "unit_price_cents * quantity.to_i",
+    );
+    p.write(
+        "tmp/rspec_metadata/app_models_line_item.yml",
+        "source_file: [unclosed\n",
+    );
     let answer = p.run(&["discover"]).expect_code(0).yaml();
-    assert_eq!(p.read("tmp/rspec_metadata/app_models_line_item.yml"), "source_file: [unclosed\n");
+    assert_eq!(
+        p.read("tmp/rspec_metadata/app_models_line_item.yml"),
+        "source_file: [unclosed\n"
+    );
     let warning = answer["warnings"][0].as_str().unwrap();
-    assert!(warning.contains("app_models_line_item.yml: Cannot parse YAML: Psych::SyntaxError"), "{warning}");
-    assert!(warning.ends_with("left untouched (fix it, or delete it to regenerate)"), "{warning}");
+    assert!(
+        warning.contains("app_models_line_item.yml: Cannot parse YAML: Psych::SyntaxError"),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with("left untouched (fix it, or delete it to regenerate)"),
+        "{warning}"
+    );
 }
 
 #[test]
@@ -419,8 +640,15 @@ fn no_metadata_writes_nothing_and_debug_writes_the_debug_file() {
 #[test]
 fn metadata_path_comes_from_the_pipeline_config() {
     let p = app_on_feature_branch();
-    p.write(".claude/rspec-testing-config.yml", "project_type: rails\nmetadata_path: .claude/metadata\n");
-    p.edit("app/models/line_item.rb", "unit_price_cents * quantity", "unit_price_cents * quantity.to_i");
+    p.write(
+        ".claude/rspec-testing-config.yml",
+        "project_type: rails\nmetadata_path: .claude/metadata\n",
+    );
+    p.edit(
+        "app/models/line_item.rb",
+        "unit_price_cents * quantity",
+        "unit_price_cents * quantity.to_i",
+    );
     p.run(&["discover"]).expect_code(0);
     assert!(p.exists(".claude/metadata/rspec_metadata/app_models_line_item.yml"));
 }
@@ -436,7 +664,11 @@ fn every_metadata_file_loads_with_rubys_yaml() {
         .current_dir(p.root())
         .output()
         .expect("ruby");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "32");
 }
 
@@ -444,9 +676,19 @@ fn every_metadata_file_loads_with_rubys_yaml() {
 fn timings_are_reported_when_asked() {
     let p = app_on_feature_branch();
     feature_work(&p);
-    let answer = p.run(&["discover", "--timings", "--no-metadata"]).expect_code(0).yaml();
+    let answer = p
+        .run(&["discover", "--timings", "--no-metadata"])
+        .expect_code(0)
+        .yaml();
     let t = &answer["timings"];
-    for key in ["walk_ms", "git_ms", "parse_ms", "graph_ms", "metadata_ms", "total_ms"] {
+    for key in [
+        "walk_ms",
+        "git_ms",
+        "parse_ms",
+        "graph_ms",
+        "metadata_ms",
+        "total_ms",
+    ] {
         assert!(t[key].as_u64().is_some(), "{key} missing in {t:?}");
     }
     let plain = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();

@@ -132,7 +132,10 @@ impl Project {
     /// Runs `git` in the project with a fixed identity and dates and no user config, so
     /// commit ids are the same on every machine. Panics when git fails.
     pub fn git(&self, args: &[&str]) -> String {
-        let output = git_command(self.root()).args(args).output().expect("run git");
+        let output = git_command(self.root())
+            .args(args)
+            .output()
+            .expect("run git");
         assert!(
             output.status.success(),
             "git {args:?} failed:\n{}",

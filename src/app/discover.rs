@@ -15,8 +15,8 @@ use crate::index::{self, walk, MethodKind, Scope};
 use crate::metadata::{self, fields};
 use crate::naming::{self, ControllerSpecPolicy};
 use crate::report::discover::{
-    BaseInfo, ByZone, ComplexityOut, DepOut, DiscoverAnswer, Edge, FileOut, Graph, ItemOut, PublicMethod, SkippedFile,
-    StoppedFile, Summary, Timings, Wave,
+    BaseInfo, ByZone, ComplexityOut, DepOut, DiscoverAnswer, Edge, FileOut, Graph, ItemOut,
+    PublicMethod, SkippedFile, StoppedFile, Summary, Timings, Wave,
 };
 use crate::report::{Answer, Progress};
 use crate::yaml::{Mapping, Value};
@@ -99,7 +99,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         Err(Error::NotAGitRepository { .. }) if matches!(mode, Mode::Single | Mode::All) => None,
         Err(e) => return Err(e),
     };
-    let project_root = repo.as_ref().map_or_else(|| config.root.clone(), |r| r.root().to_path_buf());
+    let project_root = repo
+        .as_ref()
+        .map_or_else(|| config.root.clone(), |r| r.root().to_path_buf());
     let mut warnings = config.warnings.clone();
     let mut skipped: Vec<SkippedFile> = Vec::new();
     let progress = Reporter::new(options.progress);
@@ -108,11 +110,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let phase = Instant::now();
     let (base, candidates) = match mode {
         Mode::Branch | Mode::Staged => {
-            let repo = repo.as_ref().ok_or_else(|| Error::NotAGitRepository { path: config.root.clone() })?;
+            let repo = repo.as_ref().ok_or_else(|| Error::NotAGitRepository {
+                path: config.root.clone(),
+            })?;
             let (base, changes) = if mode == Mode::Staged {
                 (repo.head_base(), repo.staged_changes()?)
             } else {
-                let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
+                let (base, w) =
+                    repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
                 warnings.extend(w);
                 let changes = repo.working_tree_changes(&base)?;
                 (base, changes)
@@ -150,7 +155,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             let mut base = None;
             let mut changes: Vec<Change> = Vec::new();
             if let Some(repo) = &repo {
-                let resolved = match repo.branch_base(options.base.as_deref(), config.base.as_deref()) {
+                let resolved = match repo
+                    .branch_base(options.base.as_deref(), config.base.as_deref())
+                {
                     Ok((b, w)) => {
                         warnings.extend(w);
                         b
@@ -198,7 +205,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                     base.as_ref().map_or("the base", |b| b.reference.as_str())
                 ),
                 Mode::Staged => "no in-scope Ruby file is staged".to_string(),
-                Mode::Single | Mode::All => "no in-scope Ruby file under the given paths".to_string(),
+                Mode::Single | Mode::All => {
+                    "no in-scope Ruby file under the given paths".to_string()
+                }
             },
         });
     }
@@ -292,7 +301,10 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     if stopped {
         result.stderr.push(format!(
             "rspec-scout: stopped: {}",
-            answer.message.as_deref().unwrap_or("red zone with new code")
+            answer
+                .message
+                .as_deref()
+                .unwrap_or("red zone with new code")
         ));
     }
     Ok(result)
@@ -447,10 +459,16 @@ fn write_metadata(
         .iter()
         .filter_map(|f| {
             let fields = discovery_fields(f, plan)?;
-            Some((metadata::locate_rel(config, project_root, f.path()), fields, f))
+            Some((
+                metadata::locate_rel(config, project_root, f.path()),
+                fields,
+                f,
+            ))
         })
         .collect();
-    let Some((first, _, _)) = jobs.first() else { return Ok(()) };
+    let Some((first, _, _)) = jobs.first() else {
+        return Ok(());
+    };
     let _lock = metadata::lock(&first.path)?;
     let results: Vec<Result<Option<String>>> = index::in_pool(config.threads, || {
         jobs.par_iter()
@@ -523,7 +541,11 @@ fn write_debug(
         .join(&config.metadata_path)
         .join("discovery_debug")
         .join(format!("{}.yml", location.slug));
-    let items: Vec<&discover::Item> = file.items.iter().filter_map(|&i| plan.items.get(i)).collect();
+    let items: Vec<&discover::Item> = file
+        .items
+        .iter()
+        .filter_map(|&i| plan.items.get(i))
+        .collect();
     let mut waves: Vec<(usize, Vec<String>)> = Vec::new();
     for item in &items {
         match waves.iter_mut().find(|(w, _)| *w == item.wave) {
@@ -553,7 +575,10 @@ fn write_debug(
     }
     let body = DebugFile {
         source_file: location.source_rel.clone(),
-        waves: waves.into_iter().map(|(wave, methods)| DebugWave { wave, methods }).collect(),
+        waves: waves
+            .into_iter()
+            .map(|(wave, methods)| DebugWave { wave, methods })
+            .collect(),
         methods: items
             .iter()
             .map(|item| DebugMethod {
@@ -565,7 +590,9 @@ fn write_debug(
             })
             .collect(),
     };
-    let Value::Mapping(map) = crate::report::to_value(&body) else { return Ok(()) };
+    let Value::Mapping(map) = crate::report::to_value(&body) else {
+        return Ok(());
+    };
     metadata::write_atomic(&path, &map)
 }
 
@@ -591,7 +618,12 @@ fn build_answer(
     timings: &Timings,
     red_loc: u32,
 ) -> DiscoverAnswer {
-    let path_of = |i: &discover::Item| plan.files.get(i.file).map(|f| f.path().to_string()).unwrap_or_default();
+    let path_of = |i: &discover::Item| {
+        plan.files
+            .get(i.file)
+            .map(|f| f.path().to_string())
+            .unwrap_or_default()
+    };
     let mut method_waves: Vec<Wave> = Vec::new();
     for item in &plan.items {
         let out = ItemOut {
@@ -770,12 +802,25 @@ mod tests {
         let with = |m: i64, d: &str| -> Mapping {
             serde_yaml::from_str(&format!("source_mtime: {m}\nsource_digest: {d}\n")).unwrap()
         };
-        assert!(!source_changed_since_analysis(&with(mtime, &digest), &source));
-        assert!(!source_changed_since_analysis(&with(mtime - 5, &digest), &source));
-        assert!(source_changed_since_analysis(&with(mtime, "sha256:00"), &source));
+        assert!(!source_changed_since_analysis(
+            &with(mtime, &digest),
+            &source
+        ));
+        assert!(!source_changed_since_analysis(
+            &with(mtime - 5, &digest),
+            &source
+        ));
+        assert!(source_changed_since_analysis(
+            &with(mtime, "sha256:00"),
+            &source
+        ));
         assert!(!source_changed_since_analysis(&Mapping::new(), &source));
-        let only_mtime = |m: i64| -> Mapping { serde_yaml::from_str(&format!("source_mtime: {m}\n")).unwrap() };
+        let only_mtime =
+            |m: i64| -> Mapping { serde_yaml::from_str(&format!("source_mtime: {m}\n")).unwrap() };
         assert!(!source_changed_since_analysis(&only_mtime(mtime), &source));
-        assert!(source_changed_since_analysis(&only_mtime(mtime - 5), &source));
+        assert!(source_changed_since_analysis(
+            &only_mtime(mtime - 5),
+            &source
+        ));
     }
 }

@@ -12,7 +12,9 @@ use crate::naming::camelize;
 /// The private and protected methods of the same owner and kind that method `index` calls
 /// with an implicit receiver or `self.`, transitively, in call order (first found first).
 pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
-    let Some(root) = methods.get(index) else { return Vec::new() };
+    let Some(root) = methods.get(index) else {
+        return Vec::new();
+    };
     let candidates: Vec<usize> = methods
         .iter()
         .enumerate()
@@ -31,10 +33,14 @@ pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
     let mut seen: Vec<usize> = Vec::new();
     let mut queue: Vec<usize> = vec![index];
     while let Some(current) = queue.pop() {
-        let Some(caller) = methods.get(current) else { continue };
+        let Some(caller) = methods.get(current) else {
+            continue;
+        };
         for name in caller.calls.iter() {
             for &c in &candidates {
-                let Some(callee) = methods.get(c) else { continue };
+                let Some(callee) = methods.get(c) else {
+                    continue;
+                };
                 if callee.name == name && !seen.contains(&c) {
                     seen.push(c);
                     queue.push(c);
@@ -92,19 +98,29 @@ impl Known {
     /// returns the longest prefix of it that is a class or module in scope. `None` when
     /// the constant is not defined in scope (a gem, the standard library, a typo).
     pub fn resolve(&self, nesting: &[String], path: &str, absolute: bool) -> Option<String> {
-        self.resolve_full(nesting, path, absolute).map(|(class, _)| class)
+        self.resolve_full(nesting, path, absolute)
+            .map(|(class, _)| class)
     }
 
     /// Like [`Known::resolve`], and whether the class found is the whole path (`Payment`
     /// for `Payment`, not for `Payment::STATUSES`).
-    pub fn resolve_full(&self, nesting: &[String], path: &str, absolute: bool) -> Option<(String, bool)> {
+    pub fn resolve_full(
+        &self,
+        nesting: &[String],
+        path: &str,
+        absolute: bool,
+    ) -> Option<(String, bool)> {
         let mut parts = path.split("::");
         let first = parts.next()?;
         let rest: Vec<&str> = parts.collect();
         let scopes: Vec<&str> = if absolute {
             vec![""]
         } else {
-            nesting.iter().map(String::as_str).chain(std::iter::once("")).collect()
+            nesting
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::once(""))
+                .collect()
         };
         for scope in scopes {
             let head = if scope.is_empty() {
@@ -116,7 +132,10 @@ impl Known {
                 continue;
             }
             // Found where the first segment lives; descend as far as the path is known.
-            let mut best = self.classes.contains(&head).then(|| (head.clone(), rest.is_empty()));
+            let mut best = self
+                .classes
+                .contains(&head)
+                .then(|| (head.clone(), rest.is_empty()));
             let mut current = head;
             for (i, part) in rest.iter().enumerate() {
                 current.push_str("::");
@@ -141,9 +160,13 @@ pub type Deps = BTreeMap<String, BTreeSet<String>>;
 /// other than its own class.
 pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
     let mut deps = Deps::new();
-    let Some(root) = file.methods.get(index) else { return deps };
+    let Some(root) = file.methods.get(index) else {
+        return deps;
+    };
     for &i in std::iter::once(&index).chain(absorbed) {
-        let Some(m) = file.methods.get(i) else { continue };
+        let Some(m) = file.methods.get(i) else {
+            continue;
+        };
         let nesting: &[String] = m
             .scope
             .and_then(|s| file.classes.get(s))
@@ -174,7 +197,9 @@ pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &K
         }
         for call in m.receiver_calls() {
             if let Some(class) = known.resolve(nesting, &camelize(call.name), false) {
-                deps.entry(class).or_default().insert(call.method.to_string());
+                deps.entry(class)
+                    .or_default()
+                    .insert(call.method.to_string());
             }
         }
     }
@@ -210,35 +235,61 @@ mod tests {
     fn lexical_nesting_first_then_top_level() {
         let k = known(&["Billing::Payment", "Payment", "Billing::Tax", "Tax::Rate"]);
         let nesting = vec!["Billing::Invoice".to_string(), "Billing".to_string()];
-        assert_eq!(k.resolve(&nesting, "Payment", false).as_deref(), Some("Billing::Payment"));
-        assert_eq!(k.resolve(&nesting, "Payment", true).as_deref(), Some("Payment"));
+        assert_eq!(
+            k.resolve(&nesting, "Payment", false).as_deref(),
+            Some("Billing::Payment")
+        );
+        assert_eq!(
+            k.resolve(&nesting, "Payment", true).as_deref(),
+            Some("Payment")
+        );
         assert_eq!(k.resolve(&[], "Payment", false).as_deref(), Some("Payment"));
         // `Tax` is found in Billing first (as Ruby would), and Billing::Tax has no Rate.
-        assert_eq!(k.resolve(&nesting, "Tax::Rate", false).as_deref(), Some("Billing::Tax"));
-        assert_eq!(k.resolve(&[], "Tax::Rate", false).as_deref(), Some("Tax::Rate"));
+        assert_eq!(
+            k.resolve(&nesting, "Tax::Rate", false).as_deref(),
+            Some("Billing::Tax")
+        );
+        assert_eq!(
+            k.resolve(&[], "Tax::Rate", false).as_deref(),
+            Some("Tax::Rate")
+        );
         assert_eq!(k.resolve(&nesting, "Stripe::Charge", false), None);
     }
 
     #[test]
     fn constants_inside_a_class_resolve_to_the_class() {
         let k = known(&["Payment"]);
-        assert_eq!(k.resolve(&[], "Payment::STATUSES", false).as_deref(), Some("Payment"));
+        assert_eq!(
+            k.resolve(&[], "Payment::STATUSES", false).as_deref(),
+            Some("Payment")
+        );
         // A namespace that is only a prefix (never defined in scope) is not a class.
         let k = known(&["Billing::Invoice"]);
         assert_eq!(k.resolve(&[], "Billing", false), None);
-        assert_eq!(k.resolve(&[], "Billing::Invoice", false).as_deref(), Some("Billing::Invoice"));
+        assert_eq!(
+            k.resolve(&[], "Billing::Invoice", false).as_deref(),
+            Some("Billing::Invoice")
+        );
     }
 
     #[test]
     fn deps_from_constants_ivars_params_and_absorbed_privates() {
         let src = "module Billing\n  class Charge\n    def call(order)\n      Payment.find(order.id).capture!\n      @gateway.submit\n      order.total\n      audit\n      Charge.new\n    end\n\n    private\n\n    def audit\n      ::AuditLog.write(self)\n    end\n  end\nend\n";
         let file = extract("c.rb", src.as_bytes());
-        let k = known(&["Billing::Charge", "Billing::Payment", "Order", "Gateway", "AuditLog"]);
+        let k = known(&[
+            "Billing::Charge",
+            "Billing::Payment",
+            "Order",
+            "Gateway",
+            "AuditLog",
+        ]);
         let absorbed = absorbed(&file.methods, 0);
         assert_eq!(absorbed, vec![1]);
         let deps = method_deps(&file, 0, &absorbed, &k);
-        let flat: Vec<(String, Vec<String>)> =
-            deps.into_iter().map(|(c, m)| (c, m.into_iter().collect())).collect();
+        let flat: Vec<(String, Vec<String>)> = deps
+            .into_iter()
+            .map(|(c, m)| (c, m.into_iter().collect()))
+            .collect();
         assert_eq!(
             flat,
             vec![
@@ -264,7 +315,11 @@ mod tests {
     fn absorption_is_transitive_and_stays_in_owner_and_kind() {
         let src = "class A\n  def a\n    b\n  end\n  def self.s\n    c\n  end\n  private\n  def b\n    c\n  end\n  def c; end\n  class << self\n    private\n    def c; end\n  end\nend\n";
         let file = extract("a.rb", src.as_bytes());
-        let names = |ix: Vec<usize>| ix.into_iter().map(|i| file.methods[i].id()).collect::<Vec<_>>();
+        let names = |ix: Vec<usize>| {
+            ix.into_iter()
+                .map(|i| file.methods[i].id())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(absorbed(&file.methods, 0)), vec!["A#b", "A#c"]);
         assert_eq!(names(absorbed(&file.methods, 1)), vec!["A.c"]);
     }

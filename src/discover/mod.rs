@@ -164,10 +164,17 @@ pub struct Plan {
 /// class or module that defines a method, else the first one.
 pub fn main_class(facts: &FileFacts) -> Option<String> {
     let names = facts.class_names();
-    if let Some(name) = names.iter().find(|n| naming::constant_matches_path(n, &facts.path)) {
+    if let Some(name) = names
+        .iter()
+        .find(|n| naming::constant_matches_path(n, &facts.path))
+    {
         return Some((*name).to_string());
     }
-    if let Some(m) = facts.methods.iter().find(|m| !m.dynamic && m.owner != "Object") {
+    if let Some(m) = facts
+        .methods
+        .iter()
+        .find(|m| !m.dynamic && m.owner != "Object")
+    {
         return Some(m.owner.clone());
     }
     names.first().map(|n| (*n).to_string())
@@ -270,12 +277,20 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         item.wave = *wave;
     }
     for cycle in &computed.cycles {
-        warnings.push(format!("Circular dependency detected: {}", cycle.join(" ↔ ")));
+        warnings.push(format!(
+            "Circular dependency detected: {}",
+            cycle.join(" ↔ ")
+        ));
     }
     items.sort_by(|a, b| {
         let path_a = files.get(a.file).map(FilePlan::path);
         let path_b = files.get(b.file).map(FilePlan::path);
-        (a.wave, path_a, a.line_range.0, &a.method_id).cmp(&(b.wave, path_b, b.line_range.0, &b.method_id))
+        (a.wave, path_a, a.line_range.0, &a.method_id).cmp(&(
+            b.wave,
+            path_b,
+            b.line_range.0,
+            &b.method_id,
+        ))
     });
     for (index, item) in items.iter().enumerate() {
         if let Some(file) = files.get_mut(item.file) {
@@ -283,7 +298,11 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         }
     }
     for file in &mut files {
-        file.items.sort_by_key(|&i| items.get(i).map(|it| (it.line_range.0, it.method_id.clone())));
+        file.items.sort_by_key(|&i| {
+            items
+                .get(i)
+                .map(|it| (it.line_range.0, it.method_id.clone()))
+        });
     }
     let waves_count = items.iter().map(|i| i.wave + 1).max().unwrap_or(0);
 
@@ -357,14 +376,21 @@ mod tests {
     fn main_class_follows_rails_naming() {
         let f = extract("app/services/billing/charge.rb", b"module Billing\n  class Helper; def x; end; end\n  class Charge; def call; end; end\nend\n");
         assert_eq!(main_class(&f).as_deref(), Some("Billing::Charge"));
-        let f = extract("lib/tools.rb", b"class Other; end\nclass Worker; def run; end; end\n");
+        let f = extract(
+            "lib/tools.rb",
+            b"class Other; end\nclass Worker; def run; end; end\n",
+        );
         assert_eq!(main_class(&f).as_deref(), Some("Worker"));
     }
 
     #[test]
     fn waves_follow_dependencies_across_files() {
         let sources = vec![
-            source("app/models/payment.rb", "class Payment\n  def capture; end\nend\n", BaseVersion::Missing),
+            source(
+                "app/models/payment.rb",
+                "class Payment\n  def capture; end\nend\n",
+                BaseVersion::Missing,
+            ),
             source(
                 "app/services/processor.rb",
                 "class Processor\n  def run(payment)\n    payment.capture\n  end\nend\n",
@@ -375,7 +401,13 @@ mod tests {
         let listed: Vec<(String, usize, Vec<String>)> = plan
             .items
             .iter()
-            .map(|i| (i.method_id.clone(), i.wave, i.deps.keys().cloned().collect()))
+            .map(|i| {
+                (
+                    i.method_id.clone(),
+                    i.wave,
+                    i.deps.keys().cloned().collect(),
+                )
+            })
             .collect();
         assert_eq!(
             listed,
@@ -389,7 +421,10 @@ mod tests {
 
     #[test]
     fn unchanged_methods_are_not_selected_and_filters_deselect() {
-        let base = extract("app/models/a.rb", b"class A\n  def a; end\n  def b; end\nend\n");
+        let base = extract(
+            "app/models/a.rb",
+            b"class A\n  def a; end\n  def b; end\nend\n",
+        );
         let sources = vec![source(
             "app/models/a.rb",
             "class A\n  def a; end\n  def b; 1; end\n  def c; end\nend\n",
@@ -401,7 +436,14 @@ mod tests {
         let listed: Vec<(&str, MethodMode, bool, Option<&str>)> = plan
             .items
             .iter()
-            .map(|i| (i.method_id.as_str(), i.mode, i.selected, i.skip_reason.as_deref()))
+            .map(|i| {
+                (
+                    i.method_id.as_str(),
+                    i.mode,
+                    i.selected,
+                    i.skip_reason.as_deref(),
+                )
+            })
             .collect();
         assert_eq!(
             listed,
@@ -417,11 +459,17 @@ mod tests {
     fn red_zone_with_only_new_code_stops() {
         let body: String = (0..14).map(|i| format!("  def m{i}; end\n")).collect();
         let src = format!("class Big\n{body}end\n");
-        let stopped = plan(vec![source("app/models/big.rb", &src, BaseVersion::Missing)], &settings());
+        let stopped = plan(
+            vec![source("app/models/big.rb", &src, BaseVersion::Missing)],
+            &settings(),
+        );
         assert_eq!(stopped.stopped.len(), 1);
         let mut s = settings();
         s.allow_red = true;
-        let allowed = plan(vec![source("app/models/big.rb", &src, BaseVersion::Missing)], &s);
+        let allowed = plan(
+            vec![source("app/models/big.rb", &src, BaseVersion::Missing)],
+            &s,
+        );
         assert!(allowed.stopped.is_empty());
         assert!(allowed.warnings.iter().any(|w| w.contains("--allow-red")));
     }

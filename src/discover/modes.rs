@@ -69,10 +69,11 @@ pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<Method
             continue;
         }
         let absorbed = super::deps::absorbed(&current.methods, i);
-        if absorbed
-            .iter()
-            .any(|&j| snapshot.get(j).is_some_and(|&mode| mode != MethodMode::Unchanged))
-        {
+        if absorbed.iter().any(|&j| {
+            snapshot
+                .get(j)
+                .is_some_and(|&mode| mode != MethodMode::Unchanged)
+        }) {
             if let Some(slot) = modes.get_mut(i) {
                 *slot = MethodMode::Modified;
             }
@@ -93,7 +94,11 @@ mod tests {
     fn modes(base: &str, current: &str) -> Vec<(String, MethodMode)> {
         let b = extract("a.rb", base.as_bytes());
         let c = extract("a.rb", current.as_bytes());
-        c.methods.iter().map(|m| m.id()).zip(method_modes(&c, Some(&b))).collect()
+        c.methods
+            .iter()
+            .map(|m| m.id())
+            .zip(method_modes(&c, Some(&b)))
+            .collect()
     }
 
     #[test]
@@ -113,8 +118,11 @@ mod tests {
     #[test]
     fn moving_and_reindenting_is_unchanged() {
         let base = "class A\n  def a\n    x = 1\n    x\n  end\n\n  def b; end\nend\n";
-        let current = "class A\n  def b; end\n\n      def a\n\n          x = 1\n        x\n      end\nend\n";
-        assert!(modes(base, current).iter().all(|(_, m)| *m == MethodMode::Unchanged));
+        let current =
+            "class A\n  def b; end\n\n      def a\n\n          x = 1\n        x\n      end\nend\n";
+        assert!(modes(base, current)
+            .iter()
+            .all(|(_, m)| *m == MethodMode::Unchanged));
     }
 
     #[test]
@@ -138,13 +146,19 @@ mod tests {
         let current = "class S\n  def self.call = new.call\n  def call; end\nend\n";
         assert_eq!(
             modes(base, current),
-            vec![("S.call".into(), MethodMode::Unchanged), ("S#call".into(), MethodMode::New)]
+            vec![
+                ("S.call".into(), MethodMode::Unchanged),
+                ("S#call".into(), MethodMode::New)
+            ]
         );
     }
 
     #[test]
     fn a_file_without_base_is_all_new() {
         let c = extract("a.rb", b"class A; def a; end; def b; end; end");
-        assert_eq!(method_modes(&c, None), vec![MethodMode::New, MethodMode::New]);
+        assert_eq!(
+            method_modes(&c, None),
+            vec![MethodMode::New, MethodMode::New]
+        );
     }
 }

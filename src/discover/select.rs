@@ -67,7 +67,11 @@ mod tests {
 
     #[test]
     fn only_and_exclude_on_method_ids() {
-        let f = Filter::new(&["Payment#*".into(), "Billing::*".into()], &["*#call".into()]).unwrap();
+        let f = Filter::new(
+            &["Payment#*".into(), "Billing::*".into()],
+            &["*#call".into()],
+        )
+        .unwrap();
         assert!(f.keeps("Payment#charge"));
         assert!(!f.keeps("Payment.for_period"));
         assert!(f.keeps("Billing::Invoice#total"));

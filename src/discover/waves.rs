@@ -44,7 +44,9 @@ pub fn compute(items: &[Item]) -> Waves {
     }
     let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     for item in items {
-        let Some(&from) = index.get(item.class.as_str()) else { continue };
+        let Some(&from) = index.get(item.class.as_str()) else {
+            continue;
+        };
         for dep in &item.deps {
             if let Some(&to) = index.get(dep.as_str()) {
                 if from != to {
@@ -78,7 +80,11 @@ pub fn compute(items: &[Item]) -> Waves {
             }
         }
     }
-    let class_component = |name: &str| index.get(name).and_then(|n| component.get(n.index()).copied());
+    let class_component = |name: &str| {
+        index
+            .get(name)
+            .and_then(|n| component.get(n.index()).copied())
+    };
 
     let mut wave = vec![0usize; items.len()];
     // The highest wave among a class's items; None for a class without items.
@@ -89,7 +95,13 @@ pub fn compute(items: &[Item]) -> Waves {
         let mut shared = 0usize;
         let mut members: Vec<usize> = Vec::new();
         for node in scc {
-            members.extend(items_of_class.get(node.index()).into_iter().flatten().copied());
+            members.extend(
+                items_of_class
+                    .get(node.index())
+                    .into_iter()
+                    .flatten()
+                    .copied(),
+            );
         }
         for &i in &members {
             let Some(item) = items.get(i) else { continue };
@@ -120,7 +132,10 @@ pub fn compute(items: &[Item]) -> Waves {
                     }
                 }
             }
-            let mut names: Vec<String> = scc.iter().filter_map(|n| graph.node_weight(*n).cloned()).collect();
+            let mut names: Vec<String> = scc
+                .iter()
+                .filter_map(|n| graph.node_weight(*n).cloned())
+                .collect();
             names.sort();
             cycles.push(names);
         }

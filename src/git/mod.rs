@@ -70,12 +70,17 @@ impl Repo {
     /// Opens the repository containing `path`; `NOT_A_GIT_REPOSITORY` when there is none.
     pub fn discover(path: &Path) -> Result<Self> {
         let repo = Repository::discover(path).map_err(|e| match e.code() {
-            ErrorCode::NotFound => Error::NotAGitRepository { path: path.to_path_buf() },
+            ErrorCode::NotFound => Error::NotAGitRepository {
+                path: path.to_path_buf(),
+            },
             _ => git_error(&e),
         })?;
         let Some(workdir) = repo.workdir() else {
             return Err(Error::Git {
-                message: format!("{} is a bare repository (no working tree)", repo.path().display()),
+                message: format!(
+                    "{} is a bare repository (no working tree)",
+                    repo.path().display()
+                ),
             });
         };
         let root = crate::index::walk::absolute(workdir);
@@ -98,7 +103,11 @@ impl Repo {
     }
 
     fn head_commit(&self) -> Option<Oid> {
-        self.repo.head().ok().and_then(|h| h.peel_to_commit().ok()).map(|c| c.id())
+        self.repo
+            .head()
+            .ok()
+            .and_then(|h| h.peel_to_commit().ok())
+            .map(|c| c.id())
     }
 
     fn resolve(&self, spec: &str) -> Option<Oid> {
@@ -111,10 +120,15 @@ impl Repo {
 
     /// The base for branch mode: `explicit` (`--base`), else `configured`, else the target
     /// of `origin/HEAD`, else `main`, else `master`. Returns the base and warnings.
-    pub fn branch_base(&self, explicit: Option<&str>, configured: Option<&str>) -> Result<(Base, Vec<String>)> {
+    pub fn branch_base(
+        &self,
+        explicit: Option<&str>,
+        configured: Option<&str>,
+    ) -> Result<(Base, Vec<String>)> {
         let mut warnings = Vec::new();
         if !self.has_commits() {
-            warnings.push("the repository has no commits yet: every file counts as added".to_string());
+            warnings
+                .push("the repository has no commits yet: every file counts as added".to_string());
             return Ok((
                 Base {
                     reference: "(no commits)".to_string(),
@@ -165,7 +179,10 @@ impl Repo {
     fn default_base(&self) -> Result<(String, Oid)> {
         if let Ok(reference) = self.repo.find_reference("refs/remotes/origin/HEAD") {
             if let Ok(Some(target)) = reference.symbolic_target() {
-                let short = target.strip_prefix("refs/remotes/").unwrap_or(target).to_string();
+                let short = target
+                    .strip_prefix("refs/remotes/")
+                    .unwrap_or(target)
+                    .to_string();
                 if let Some(oid) = self.resolve(target) {
                     return Ok((short, oid));
                 }
@@ -178,7 +195,9 @@ impl Repo {
         }
         Err(Error::BadBaseRef {
             reference: "(default)".to_string(),
-            reason: "no base ref found: tried origin/HEAD, main, master, origin/main, origin/master".to_string(),
+            reason:
+                "no base ref found: tried origin/HEAD, main, master, origin/main, origin/master"
+                    .to_string(),
         })
     }
 
@@ -228,7 +247,9 @@ impl Repo {
     /// The content of `path` (repository-relative) in `commit`; `Ok(None)` when the file
     /// does not exist there.
     pub fn blob_at(&self, commit: Option<Oid>, path: &str) -> Result<Option<Vec<u8>>> {
-        let Some(tree) = self.tree_of(commit)? else { return Ok(None) };
+        let Some(tree) = self.tree_of(commit)? else {
+            return Ok(None);
+        };
         let entry = match tree.get_path(Path::new(path)) {
             Ok(entry) => entry,
             Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
@@ -241,7 +262,9 @@ impl Repo {
     /// The content of `path` in the index (staged version), if it is there.
     pub fn index_blob(&self, path: &str) -> Result<Option<Vec<u8>>> {
         let index = self.repo.index().map_err(|e| git_error(&e))?;
-        let Some(entry) = index.get_path(Path::new(path), 0) else { return Ok(None) };
+        let Some(entry) = index.get_path(Path::new(path), 0) else {
+            return Ok(None);
+        };
         let blob = self.repo.find_blob(entry.id).map_err(|e| git_error(&e))?;
         Ok(Some(blob.content().to_vec()))
     }
@@ -256,14 +279,17 @@ impl Repo {
 fn ruby_diff_options() -> DiffOptions {
     let mut opts = DiffOptions::new();
     // Only Ruby files matter: libgit2 skips the rest without reading them.
-    opts.pathspec("*.rb").include_typechange(true).ignore_submodules(true);
+    opts.pathspec("*.rb")
+        .include_typechange(true)
+        .ignore_submodules(true);
     opts
 }
 
 fn find_renames(diff: &mut git2::Diff<'_>, untracked: bool) -> Result<()> {
     let mut find = DiffFindOptions::new();
     find.renames(true).for_untracked(untracked);
-    diff.find_similar(Some(&mut find)).map_err(|e| git_error(&e))
+    diff.find_similar(Some(&mut find))
+        .map_err(|e| git_error(&e))
 }
 
 fn path_text(path: Option<&Path>) -> Option<String> {

@@ -66,8 +66,16 @@ impl Discovery {
         set(map, "class_name", Value::String(self.class_name.clone()));
         set(map, "complexity", crate::report::to_value(&self.complexity));
         set(map, "spec_path", Value::String(self.spec_path.clone()));
-        set(map, "methods_to_analyze", crate::report::to_value(&self.methods_to_analyze));
-        set(map, "dependencies", crate::report::to_value(&self.dependencies));
+        set(
+            map,
+            "methods_to_analyze",
+            crate::report::to_value(&self.methods_to_analyze),
+        );
+        set(
+            map,
+            "dependencies",
+            crate::report::to_value(&self.dependencies),
+        );
         super::with_automation(map, |auto| {
             set(auto, "discovery_agent_completed", Value::Bool(true));
             set(auto, "discovery_agent_version", Value::String(version()));

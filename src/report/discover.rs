@@ -265,32 +265,57 @@ pub fn text(a: &DiscoverAnswer) -> String {
     for wave in &a.method_waves {
         let _ = writeln!(out, "\nwave {}: {}", wave.wave, wave.name);
         let mut current_file: Option<&str> = None;
-        let width = wave.items.iter().map(|i| i.method_id.len()).max().unwrap_or(0);
+        let width = wave
+            .items
+            .iter()
+            .map(|i| i.method_id.len())
+            .max()
+            .unwrap_or(0);
         for item in &wave.items {
             if current_file != Some(item.source_file.as_str()) {
                 current_file = Some(item.source_file.as_str());
                 let file = a.files.iter().find(|f| f.path == item.source_file);
                 let detail = file
                     .map(|f| {
-                        let methods = if f.complexity.methods == 1 { "method" } else { "methods" };
-                        format!("  [{} {} LOC, {} {methods}]", f.complexity.zone, f.complexity.loc, f.complexity.methods)
+                        let methods = if f.complexity.methods == 1 {
+                            "method"
+                        } else {
+                            "methods"
+                        };
+                        format!(
+                            "  [{} {} LOC, {} {methods}]",
+                            f.complexity.zone, f.complexity.loc, f.complexity.methods
+                        )
                     })
                     .unwrap_or_default();
                 let _ = writeln!(out, "  {}{detail}", item.source_file);
             }
             let mark = if item.selected { "x" } else { " " };
-            let deps: Vec<&str> = item.cross_class_deps.iter().map(|d| d.class.as_str()).collect();
+            let deps: Vec<&str> = item
+                .cross_class_deps
+                .iter()
+                .map(|d| d.class.as_str())
+                .collect();
             let deps = if deps.is_empty() {
                 String::new()
             } else {
                 format!("  -> {}", deps.join(", "))
             };
-            let line = format!("    [{mark}] {:<width$}  {:<9}{deps}", item.method_id, item.method_mode);
+            let line = format!(
+                "    [{mark}] {:<width$}  {:<9}{deps}",
+                item.method_id, item.method_mode
+            );
             let _ = writeln!(out, "{}", line.trim_end());
         }
     }
     let s = &a.summary;
-    let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
     let _ = writeln!(
         out,
         "\n{} ({} selected) in {}, {}; zones: {} green, {} yellow, {} red",
