@@ -1,1 +1,812 @@
-//! `rspec-scout skeleton`.
+//! `rspec-scout skeleton`: the generator's exact layout (`--stdout`), and creating and
+//! patching spec files method by method.
+//!
+//! The `--stdout` snapshots were compared byte for byte with the pipeline's own
+//! `spec_structure_generator.rb` (Ruby 3.1) on the same metadata; where the outputs differ
+//! on purpose the test says so. The scripts themselves are not part of this repository.
+
+use std::process::Command;
+
+use crate::util::{ruby, Project};
+
+/// Contract §4.14: the terminal `false` value is listed first on purpose.
+const CHECKOUT: &str = r#"source_file: app/services/checkout.rb
+spec_path: spec/services/checkout_spec.rb
+class_name: Checkout
+behaviors:
+  - {id: raises_unauthorized, description: "raises UnauthorizedError", type: terminal, enabled: true}
+  - {id: charges_card, description: "charges the card", type: success, enabled: true}
+  - {id: returns_nil, description: "returns nil", type: terminal, enabled: true}
+  - {id: sends_receipt, description: "sends receipt email", type: side_effect, subtype: email, enabled: true}
+methods:
+  - name: call
+    type: instance
+    method_mode: new
+    side_effects: [{type: email, behavior_id: sends_receipt}]
+    characteristics:
+      - {name: authenticated, type: boolean, level: 1, values: [
+          {value: false, description: "not authenticated", terminal: true, behavior_id: raises_unauthorized},
+          {value: true,  description: "authenticated", terminal: false}]}
+      - {name: card, type: presence, level: 2, depends_on: authenticated, when_parent: [true], values: [
+          {value: present, description: "saved card", terminal: false, behavior_id: charges_card},
+          {value: nil,     description: "saved card", terminal: true,  behavior_id: returns_nil}]}
+"#;
+
+/// Every context word, value ordering, a range with thresholds, an unknown type, symbols,
+/// disabled behaviors, side effects (one disabled), `source_line`, a class method, and
+/// characteristics that never attach (`"card"` is not `:card`, a level gap, no parent).
+const WORDS: &str = r#"source_file: app/services/payment_processor.rb
+spec_path: spec/services/payment_processor_spec.rb
+class_name: PaymentProcessor
+behaviors:
+  - {id: processes_payment, description: "processes the payment", type: success}
+  - {id: rejects, description: "raises PaymentRejected", type: terminal}
+  - {id: returns_nil, description: "returns nil", type: terminal}
+  - {id: sends_receipt, description: "sends receipt email", type: side_effect, subtype: email}
+  - {id: logs_event, description: "publishes payment event", type: side_effect, subtype: event}
+  - {id: caches, description: "caches result", type: side_effect, enabled: false}
+  - {id: disabled, enabled: false}
+  - {id: queues, description: "queues the user's payment", type: success}
+methods:
+  - name: process
+    type: instance
+    method_mode: modified
+    side_effects:
+      - {type: email, behavior_id: sends_receipt}
+      - {type: cache, behavior_id: caches}
+      - {type: event, behavior_id: logs_event}
+    characteristics:
+      - name: payment_method
+        description: "payment method"
+        type: enum
+        level: 1
+        source_line: "12-20"
+        values:
+          - value: :card
+            description: "card"
+            terminal: false
+          - value: :paypal
+            description: "PayPal"
+            terminal: false
+          - value: :crypto
+            description: "not supported"
+            terminal: true
+            behavior_id: rejects
+      - name: saved_card
+        type: presence
+        level: 2
+        depends_on: payment_method
+        when_parent:
+          - :card
+        values:
+          - {value: nil, description: "saved card", terminal: true, behavior_id: returns_nil}
+          - {value: present, description: "saved card", terminal: false, behavior_id: processes_payment}
+      - name: verified
+        type: boolean
+        level: 2
+        depends_on: payment_method
+        when_parent:
+          - :card
+        values:
+          - {value: false, description: "verification", terminal: false, behavior_id: disabled}
+          - {value: true, description: "verification", terminal: false, behavior_id: processes_payment}
+      - name: balance
+        type: range
+        level: 2
+        depends_on: payment_method
+        when_parent:
+          - :paypal
+        threshold_value: 100
+        threshold_operator: ">="
+        values:
+          - {value: sufficient, description: "sufficient balance", terminal: false}
+          - {value: insufficient, description: "insufficient balance", terminal: true, behavior_id: rejects}
+      - name: tier
+        type: range
+        level: 3
+        depends_on: balance
+        when_parent: [sufficient]
+        values:
+          - {value: low, description: "low", terminal: false, behavior_id: processes_payment}
+          - {value: mid, description: "mid", terminal: false, behavior_id: queues}
+          - {value: high, description: "high", terminal: false, behavior_id: processes_payment}
+      - name: state
+        type: sequential
+        level: 3
+        depends_on: saved_card
+        when_parent: ["present"]
+        values:
+          - {value: draft, description: "draft", terminal: false, behavior_id: processes_payment}
+          - {value: done, description: "done", terminal: true, behavior_id: disabled}
+      - name: region
+        type: custom_type
+        level: 3
+        depends_on: verified
+        when_parent: [true]
+        values:
+          - {value: eu, description: "in the EU", terminal: false, behavior_id: processes_payment}
+      - name: missing_card
+        type: presence
+        level: 3
+        depends_on: verified
+        when_parent: [true]
+        values:
+          - {value: present, description: "card on file", terminal: false, behavior_id: processes_payment}
+          - {value: nil, description: "NOT a card", terminal: true, behavior_id: returns_nil}
+      - name: level_gap
+        type: boolean
+        level: 4
+        depends_on: payment_method
+        when_parent:
+          - :card
+        values:
+          - {value: true, description: "never", terminal: false, behavior_id: processes_payment}
+      - name: string_is_not_symbol
+        type: boolean
+        level: 2
+        depends_on: payment_method
+        when_parent: ["card", "true", 1]
+        values:
+          - {value: true, description: "never", terminal: false, behavior_id: processes_payment}
+      - name: orphan
+        type: boolean
+        level: 2
+        values:
+          - {value: true, description: "never", terminal: false, behavior_id: processes_payment}
+  - name: refund
+    type: class
+    method_mode: new
+    characteristics:
+      - name: refundable
+        type: boolean
+        level: 1
+        values:
+          - {value: no_refund, description: "refund window is not open", terminal: false, behavior_id: processes_payment}
+          - {value: yes_refund, description: "user's refund window", terminal: false, behavior_id: queues}
+      - name: amount
+        type: enum
+        level: 1
+        values:
+          - {value: 1, description: "it's one", terminal: false, behavior_id: processes_payment}
+          - {value: 2.5, terminal: false, behavior_id: processes_payment}
+          - {value: ~, terminal: true, behavior_id: rejects}
+"#;
+
+const CONFIG: &str = "project_type: service\n";
+
+fn project(meta: &str) -> Project {
+    let p = Project::new();
+    p.write(".claude/rspec-testing-config.yml", CONFIG);
+    p.write("tmp/rspec_metadata/meta.yml", meta);
+    p
+}
+
+/// The text with every placeholder replaced by valid Ruby.
+fn fill(text: &str) -> String {
+    text.replace("{SETUP_CODE}", "nil")
+        .replace("{EXPECTATION}", "expect(true).to be(true)")
+        .replace("{COMMON_SETUP}", "nil")
+        .replace("{THRESHOLD_VALUE}", "1")
+}
+
+/// Asserts that prism parses the filled text without a single error.
+fn assert_parses(text: &str) {
+    let filled = fill(text);
+    let blocks = rspec_scout::index::spec_blocks::parse(filled.as_bytes());
+    assert!(
+        blocks.diagnostics.is_empty(),
+        "{:?}\n{filled}",
+        blocks.diagnostics
+    );
+}
+
+/// A spec created from nothing: the manual wrapper with `blocks` inserted before its end.
+fn new_spec(helper: &str, class_name: &str, blocks: &str) -> String {
+    format!("# frozen_string_literal: true\n\nrequire '{helper}'\n\nRSpec.describe {class_name} do\n\n{blocks}end\n")
+}
+
+fn stdout_of(p: &Project, args: &[&str]) -> String {
+    let mut all = vec!["skeleton", "tmp/rspec_metadata/meta.yml", "--stdout"];
+    all.extend_from_slice(args);
+    p.run(&all).expect_code(0).stdout
+}
+
+#[test]
+fn worked_example_of_the_contract_in_every_mode() {
+    let p = project(CHECKOUT);
+    let blocks = stdout_of(&p, &[]);
+    assert_eq!(blocks, stdout_of(&p, &["--mode", "blocks"]));
+    insta::assert_snapshot!("worked_example_blocks", blocks);
+    let full = stdout_of(&p, &["--mode", "full"]);
+    insta::assert_snapshot!("worked_example_full", full);
+    insta::assert_snapshot!(
+        "worked_example_outline",
+        stdout_of(&p, &["--mode", "outline"])
+    );
+    assert_parses(&full);
+    assert_parses(&format!("RSpec.describe Checkout do\n{blocks}end\n"));
+}
+
+#[test]
+fn context_words_value_ordering_disabled_behaviors_and_side_effects() {
+    let p = project(WORDS);
+    let blocks = stdout_of(&p, &[]);
+    insta::assert_snapshot!("words_blocks", blocks);
+    insta::assert_snapshot!("words_outline", stdout_of(&p, &["--mode", "outline"]));
+    let full = stdout_of(&p, &["--mode", "full"]);
+    assert_parses(&full);
+}
+
+#[test]
+fn shared_examples_at_threshold_two() {
+    let p = project(WORDS);
+    let blocks = stdout_of(
+        &p,
+        &[
+            "--shared-examples-threshold",
+            "2",
+            "--only",
+            "PaymentProcessor#process",
+        ],
+    );
+    insta::assert_snapshot!("words_shared_examples_2", blocks);
+    assert_parses(&format!(
+        "RSpec.describe PaymentProcessor do\n{blocks}end\n"
+    ));
+}
+
+#[test]
+fn a_method_without_characteristics_is_one_describe_not_an_error() {
+    let p = project(
+        "class_name: Mailer\nbehaviors: [{id: sends, description: \"sends the digest\"}]\nmethods:\n  - {name: deliver, type: class, side_effects: [{type: email, behavior_id: sends}]}\n  - {name: reset, type: instance, characteristics: []}\n",
+    );
+    let full = stdout_of(&p, &["--mode", "full"]);
+    insta::assert_snapshot!("no_characteristics_full", full);
+    assert_parses(&full);
+    assert_eq!(
+        stdout_of(&p, &["--mode", "outline"]),
+        "RSpec.describe Mailer do\n  describe '.deliver' do\n    it 'sends the digest'\n    it '{BEHAVIOR_DESCRIPTION}'\n  end\n\n  describe '#reset' do\n    it '{BEHAVIOR_DESCRIPTION}'\n  end\nend\n"
+    );
+}
+
+#[test]
+fn structured_answer_of_stdout_mode() {
+    let p = project(CHECKOUT);
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--stdout",
+            "--mode",
+            "outline",
+            "--format",
+            "yaml",
+        ])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "status: success\nmode: outline\nclass_name: Checkout\nmethods: [Checkout#call]\nstructure: \"RSpec.describe Checkout do\\n  describe '#call' do\\n    context 'when authenticated' do\\n      context 'with saved card' do\\n        it 'sends receipt email'\\n        it 'charges the card'\\n      end\\n\\n      context 'without saved card' do\\n        it 'returns nil'\\n      end\\n    end\\n\\n    context 'when NOT authenticated' do\\n      it 'raises UnauthorizedError'\\n    end\\n  end\\nend\\n\"\n"
+    );
+}
+
+#[test]
+fn generator_errors_keep_the_pipeline_wording() {
+    let p = project(&CHECKOUT.replace("behavior_id: charges_card", "behavior_id: charges"));
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--stdout",
+            "--format",
+            "text",
+        ])
+        .expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "error: invalid metadata tmp/rspec_metadata/meta.yml: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges\n  details: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges\n  suggestion: fix the file by hand, or delete it and re-run `rspec-scout discover` to recreate it\n"
+    );
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--stdout",
+            "--shared-examples-threshold",
+            "1",
+        ])
+        .expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "error: --shared-examples-threshold must be >= 2\n  details: --shared-examples-threshold must be >= 2\n  suggestion: see `rspec-scout --help`\n"
+    );
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--mode",
+            "full",
+            "--format",
+            "text",
+        ])
+        .expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "error: --mode only applies with --stdout (without it the spec file is patched with method blocks)\n  details: --mode only applies with --stdout (without it the spec file is patched with method blocks)\n  suggestion: see `rspec-scout --help`\n"
+    );
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--shared-examples-threshold",
+            "1",
+        ])
+        .expect_code(1);
+    assert_eq!(
+        run.stdout,
+        "{\n  \"status\": \"error\",\n  \"error\": \"--shared-examples-threshold must be >= 2\",\n  \"details\": \"--shared-examples-threshold must be >= 2\",\n  \"suggestion\": \"see `rspec-scout --help`\",\n  \"error_code\": \"USAGE\",\n  \"recoverable\": true\n}\n"
+    );
+}
+
+// ---- writing spec files -------------------------------------------------------------
+
+const SPEC: &str = "spec/services/checkout_spec.rb";
+
+/// Runs `skeleton` (writing the spec); stdout is the JSON answer.
+fn write_stdout(p: &Project, args: &[&str], code: i32) -> String {
+    let mut all = vec!["skeleton", "tmp/rspec_metadata/meta.yml"];
+    all.extend_from_slice(args);
+    p.run(&all).expect_code(code).stdout
+}
+
+fn write_run(p: &Project, args: &[&str], code: i32) -> serde_json::Value {
+    let stdout = write_stdout(p, args, code);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}"))
+}
+
+#[test]
+fn creates_the_spec_with_the_manual_wrapper() {
+    let p = project(CHECKOUT);
+    insta::assert_snapshot!("create_answer", write_stdout(&p, &[], 0));
+    let spec = p.read(SPEC);
+    insta::assert_snapshot!("create_spec", spec);
+    assert_eq!(
+        spec,
+        new_spec("spec_helper", "Checkout", &stdout_of(&p, &[]))
+    );
+    assert_parses(&spec);
+}
+
+#[test]
+fn helper_comes_from_the_config_else_the_project_type() {
+    let p = project(CHECKOUT);
+    p.write(".claude/rspec-testing-config.yml", "project_type: rails\n");
+    write_run(&p, &[], 0);
+    assert_eq!(
+        p.read(SPEC),
+        new_spec("rails_helper", "Checkout", &stdout_of(&p, &[]))
+    );
+    let p = project(CHECKOUT);
+    p.write(
+        ".claude/rspec-testing-config.yml",
+        "project_type: library\nrspec:\n  helper: custom_helper\n",
+    );
+    write_run(&p, &[], 0);
+    assert_eq!(
+        p.read(SPEC),
+        new_spec("custom_helper", "Checkout", &stdout_of(&p, &[]))
+    );
+}
+
+#[test]
+fn project_type_is_required_to_write() {
+    let p = project(CHECKOUT);
+    p.write(".claude/rspec-testing-config.yml", "metadata_path: tmp\n");
+    let answer = write_run(&p, &[], 1);
+    assert_eq!(
+        answer["error"],
+        "project_type is required (pass --project-type or set in .claude/rspec-testing-config.yml)"
+    );
+    assert!(!p.root().join(SPEC).exists());
+    write_run(&p, &["--project-type", "web"], 0);
+    assert!(p.root().join(SPEC).exists());
+}
+
+#[test]
+fn a_new_method_already_in_the_spec_is_a_decision_and_nothing_is_written() {
+    let p = project(CHECKOUT);
+    write_run(&p, &[], 0);
+    let before = p.read(SPEC);
+    insta::assert_snapshot!("new_method_conflict", write_stdout(&p, &[], 2));
+    assert_eq!(p.read(SPEC), before);
+
+    // Skip: the file stays byte for byte the same (no newline is added per run).
+    let answer = write_run(&p, &["--new-conflict", "Checkout#call=skip"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "skip", "reason": "conflict_skip", "status": "skipped"}])
+    );
+    assert_eq!(p.read(SPEC), before);
+
+    let text = write_stdout(
+        &p,
+        &["--new-conflict", "Checkout#call=skip", "--format", "text"],
+        0,
+    );
+    assert_eq!(
+        text,
+        "spec/services/checkout_spec.rb: unchanged\nskipped: Checkout#call (conflict_skip)\n\nRSpec.describe Checkout do\n  describe '#call' do\n    context 'when authenticated' do\n      context 'with saved card' do\n        it 'sends receipt email'\n        it 'charges the card'\n      end\n      context 'without saved card' do\n        it 'returns nil'\n      end\n    end\n    context 'when NOT authenticated' do\n      it 'raises UnauthorizedError'\n    end\n  end\nend\n"
+    );
+
+    // Overwrite regenerates the same block: again the same bytes.
+    let answer = write_run(&p, &["--on-new-conflict", "overwrite"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "replace", "reason": "conflict_overwrite", "status": "replaced"}])
+    );
+    assert_eq!(p.read(SPEC), before);
+}
+
+/// A hand-written spec: a modifier `if`, a lambda, a heredoc with `end` in it and a
+/// brace block around the method's describe, and another method below.
+const HAND_WRITTEN: &str = r#"# frozen_string_literal: true
+
+require 'spec_helper'
+
+RSpec.describe Checkout do
+  let(:user) { build(:user) }
+
+  describe '#call' do
+    it 'works' do
+      skip 'flaky' if ENV['CI']
+      handler = -> { raise 'x' }
+      expect(<<~TEXT).to include('end')
+        the end
+      TEXT
+    end
+  end
+
+  describe '#refund' do
+    let(:handler) { -> { raise 'x' } }
+
+    it 'is kept exactly' do
+      expect(1).to eq(1) unless false
+    end
+  end
+end
+"#;
+
+#[test]
+fn modified_method_replaces_the_body_of_a_hand_written_describe() {
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    p.write(SPEC, HAND_WRITTEN);
+    let answer = write_run(&p, &[], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "replace", "status": "replaced"}])
+    );
+    assert_eq!(answer["created"], false);
+    let spec = p.read(SPEC);
+    assert_eq!(spec, hand_written_with_generated_call(&p));
+    assert_parses(&spec);
+}
+
+/// HAND_WRITTEN with the body of `describe '#call'` replaced by the generated one:
+/// everything outside that body is the hand-written file byte for byte.
+fn hand_written_with_generated_call(p: &Project) -> String {
+    let (head, tail) = HAND_WRITTEN.split_once("    it 'works' do\n").unwrap();
+    let (_, tail) = tail.split_once("  end\n\n  describe '#refund' do").unwrap();
+    let blocks = stdout_of(p, &[]);
+    let body: Vec<&str> = blocks.lines().collect();
+    let body = body[1..body.len() - 1].join("\n");
+    format!("{head}{body}\n  end\n\n  describe '#refund' do{tail}")
+}
+
+/// Regression: the pipeline's token counting ended `describe '#call'` at the wrong `end`
+/// when its body had a modifier `if`, and dropped `describe '#refund'` from the file.
+#[test]
+fn regression_modifier_if_does_not_swallow_the_next_describe() {
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    p.write(SPEC, HAND_WRITTEN);
+    write_run(&p, &[], 0);
+    let spec = p.read(SPEC);
+    assert_eq!(spec, hand_written_with_generated_call(&p));
+    assert_eq!(
+        spec.split_once("  describe '#refund' do").map(|(_, rest)| rest),
+        Some("\n    let(:handler) { -> { raise 'x' } }\n\n    it 'is kept exactly' do\n      expect(1).to eq(1) unless false\n    end\n  end\nend\n")
+    );
+}
+
+#[test]
+fn a_new_method_is_inserted_before_the_end_of_rspec_describe() {
+    let meta = CHECKOUT.replace("name: call", "name: cancel");
+    let p = project(&meta);
+    p.write(SPEC, HAND_WRITTEN);
+    let answer = write_run(&p, &[], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#cancel", "action": "insert", "status": "inserted"}])
+    );
+    let spec = p.read(SPEC);
+    let blocks = stdout_of(&p, &[]);
+    // No method block of this class is known to the patcher (`#call` and `#refund` are
+    // not in the metadata), so the block goes before the end of `RSpec.describe Checkout`.
+    let expected = format!(
+        "{}\n{blocks}end\n",
+        HAND_WRITTEN.strip_suffix("end\n").unwrap()
+    );
+    assert_eq!(spec, expected);
+    assert_parses(&spec);
+    insta::assert_snapshot!("insert_outline", answer["outline"].as_str().unwrap());
+}
+
+#[test]
+fn setter_methods_can_be_named_in_new_conflict() {
+    let meta = CHECKOUT.replace("name: call", "name: amount=");
+    let p = project(&meta);
+    p.write(SPEC, "RSpec.describe Checkout do\n  describe '#amount=' do\n    it 'sets' do\n    end\n  end\nend\n");
+    let full = stdout_of(&p, &["--mode", "full"]);
+    assert_eq!(
+        full.lines().nth(5),
+        Some("    subject(:result) { instance.amount = nil }  # TODO: Add parameters")
+    );
+    assert_parses(&full);
+    let answer = write_run(&p, &[], 2);
+    assert_eq!(
+        answer["decisions"][0]["choices"][1]["flag"],
+        "--new-conflict=Checkout#amount==skip"
+    );
+    assert_eq!(answer["decisions"][0]["context"]["detected_by"], "describe");
+    let answer = write_run(&p, &["--new-conflict", "Checkout#amount==skip"], 0);
+    assert_eq!(answer["operations"][0]["status"], "skipped");
+    assert_eq!(
+        p.read(SPEC),
+        "RSpec.describe Checkout do\n  describe '#amount=' do\n    it 'sets' do\n    end\n  end\nend\n"
+    );
+    // Split at the last `=`: the id is `Checkout#amount` and the action is empty.
+    let answer = write_run(&p, &["--new-conflict", "Checkout#amount="], 1);
+    assert_eq!(answer["error"], "--new-conflict must be METHOD_ID=ACTION");
+    let answer = write_run(&p, &["--new-conflict", "Checkout#amount==keep"], 1);
+    assert_eq!(
+        answer["error"],
+        "--new-conflict ACTION must be overwrite or skip"
+    );
+}
+
+#[test]
+fn only_patches_the_named_methods() {
+    let meta = format!(
+        "{CHECKOUT}  - name: refund\n    type: class\n    method_mode: new\n    characteristics: []\n"
+    );
+    let p = project(&meta);
+    let answer = write_run(&p, &["--only", "Checkout.refund"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout.refund", "action": "insert", "status": "inserted"}])
+    );
+    assert_eq!(
+        answer["outline"],
+        "RSpec.describe Checkout do\n  describe '.refund' do\n    it '{BEHAVIOR_DESCRIPTION}'\n  end\nend"
+    );
+    let spec = p.read(SPEC);
+    assert_eq!(
+        spec,
+        new_spec(
+            "spec_helper",
+            "Checkout",
+            &stdout_of(&p, &["--only", "Checkout.refund"])
+        )
+    );
+    let answer = write_run(&p, &["--new-conflict", "Checkout.refund=skip"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([
+            {"method_id": "Checkout#call", "action": "insert", "status": "inserted"},
+            {"method_id": "Checkout.refund", "action": "skip", "reason": "conflict_skip", "status": "skipped"}
+        ])
+    );
+    // `#call` goes after the last method block (`.refund`).
+    assert_eq!(
+        p.read(SPEC),
+        format!(
+            "{}\n  describe '#call' do\n{}",
+            spec.strip_suffix("end\n").unwrap(),
+            stdout_of(&p, &["--only", "Checkout#call"])
+                .split_once("  describe '#call' do\n")
+                .unwrap()
+                .1
+                .to_string()
+                + "end\n"
+        )
+    );
+}
+
+#[test]
+fn crlf_and_bom_survive_a_patch() {
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    p.write(
+        SPEC,
+        "\u{feff}RSpec.describe Checkout do\r\n  # keep\r\nend",
+    );
+    write_run(&p, &[], 0);
+    let blocks = stdout_of(&p, &[]).replace('\n', "\r\n");
+    assert_eq!(
+        p.read(SPEC),
+        format!("\u{feff}RSpec.describe Checkout do\r\n  # keep\r\n\r\n{blocks}end")
+    );
+}
+
+#[test]
+fn unparseable_spec_is_refused_before_any_change() {
+    let p = project(CHECKOUT);
+    p.write(
+        SPEC,
+        "RSpec.describe Checkout do\n  describe '#call' do\nend\n",
+    );
+    let answer = write_run(&p, &[], 1);
+    assert_eq!(answer["error_code"], "SPEC_ERROR");
+    assert_eq!(
+        answer["error"],
+        "cannot_scan_spec_for_conflicts: spec does not parse as Ruby: line 3: unexpected end-of-input, assuming it is closing the parent top level context"
+    );
+    assert_eq!(
+        p.read(SPEC),
+        "RSpec.describe Checkout do\n  describe '#call' do\nend\n"
+    );
+}
+
+// ---- Rails controllers ----------------------------------------------------------------
+
+fn controller_project(policy: &str) -> Project {
+    let p = Project::new();
+    p.write(
+        ".claude/rspec-testing-config.yml",
+        format!("project_type: rails\nrails:\n  controllers:\n    spec_policy: {policy}\n"),
+    );
+    let meta = CHECKOUT
+        .replace(
+            "source_file: app/services/checkout.rb",
+            "source_file: app/controllers/admin/users_controller.rb",
+        )
+        .replace(
+            "spec_path: spec/services/checkout_spec.rb",
+            "spec_path: spec/requests/admin/users_spec.rb",
+        )
+        .replace("class_name: Checkout", "class_name: Admin::UsersController");
+    p.write("tmp/rspec_metadata/meta.yml", meta);
+    p.write(
+        "spec/controllers/admin/users_controller_spec.rb",
+        "RSpec.describe Admin::UsersController do\nend\n",
+    );
+    p
+}
+
+#[test]
+fn controller_policy_decisions() {
+    let p = controller_project("ask");
+    insta::assert_snapshot!("controllers_spec_policy", write_stdout(&p, &[], 2));
+    p.write(
+        "spec/requests/admin/users_spec.rb",
+        "RSpec.describe Admin::UsersController do\nend\n",
+    );
+    let answer = write_run(&p, &[], 2);
+    assert_eq!(answer["decisions"][0]["decision"], "controllers_dual_specs");
+    insta::assert_snapshot!(
+        "controllers_legacy_cleanup",
+        write_stdout(&p, &["--controllers-choice", "request"], 2)
+    );
+    assert_eq!(
+        p.read("spec/requests/admin/users_spec.rb"),
+        "RSpec.describe Admin::UsersController do\nend\n"
+    );
+}
+
+#[test]
+fn controller_legacy_spec_choice_and_deletion() {
+    let p = controller_project("ask");
+    let answer = write_run(&p, &["--controllers-choice", "controller"], 0);
+    assert_eq!(
+        answer["spec_path"],
+        "spec/controllers/admin/users_controller_spec.rb"
+    );
+    let blocks = stdout_of(&p, &[]);
+    assert_eq!(
+        p.read("spec/controllers/admin/users_controller_spec.rb"),
+        format!("RSpec.describe Admin::UsersController do\n\n{blocks}end\n")
+    );
+
+    let p = controller_project("request");
+    let answer = write_run(&p, &["--controllers-legacy", "delete"], 0);
+    assert_eq!(answer["spec_path"], "spec/requests/admin/users_spec.rb");
+    assert_eq!(answer["created"], true);
+    assert_eq!(answer["created_by"], "manual_wrapper");
+    assert_eq!(answer["rails_generator"], serde_json::Value::Null);
+    assert_eq!(
+        answer["deleted_legacy_controller_spec"],
+        "spec/controllers/admin/users_controller_spec.rb"
+    );
+    assert!(!p
+        .root()
+        .join("spec/controllers/admin/users_controller_spec.rb")
+        .exists());
+    assert_eq!(
+        p.read("spec/requests/admin/users_spec.rb"),
+        new_spec(
+            "rails_helper",
+            "Admin::UsersController",
+            &stdout_of(&p, &[])
+        )
+    );
+}
+
+// ---- the skeleton runs under RSpec ------------------------------------------------------
+
+#[test]
+fn a_filled_skeleton_runs_under_rspec() {
+    let Some(ruby) = ruby() else {
+        return;
+    };
+    let has_rspec = Command::new(&ruby)
+        .args(["-e", "require 'rspec/core'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_rspec {
+        eprintln!(
+            "note: RSpec is not installed (Debian package ruby-rspec); skipping the rspec run"
+        );
+        return;
+    }
+    let p = project(WORDS);
+    write_run(&p, &[], 0);
+    p.write(
+        "spec/spec_helper.rb",
+        "require_relative '../app/services/payment_processor'\n",
+    );
+    p.write(
+        "app/services/payment_processor.rb",
+        "class PaymentProcessor\n  def process; end\n\n  def self.refund; end\nend\n",
+    );
+    let spec = fill(&p.read("spec/services/payment_processor_spec.rb"));
+    p.write("spec/services/payment_processor_spec.rb", &spec);
+    let output = Command::new(&ruby)
+        .args(["-S", "rspec", "spec/services/payment_processor_spec.rb"])
+        .current_dir(p.root())
+        .output()
+        .expect("run rspec");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = stdout
+        .lines()
+        .find(|l| l.contains(" examples, "))
+        .unwrap_or_default();
+    assert_eq!(summary, "27 examples, 0 failures");
+}
+
+#[test]
+fn a_source_file_argument_finds_its_metadata() {
+    let p = Project::new();
+    p.write(".claude/rspec-testing-config.yml", CONFIG);
+    p.write("tmp/rspec_metadata/app_services_checkout.yml", CHECKOUT);
+    p.write(
+        "app/services/checkout.rb",
+        "class Checkout\n  def call; end\nend\n",
+    );
+    let run = p
+        .run(&[
+            "skeleton",
+            "app/services/checkout.rb",
+            "--stdout",
+            "--mode",
+            "outline",
+        ])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout,
+        stdout_of(&project(CHECKOUT), &["--mode", "outline"])
+    );
+    let run = p.run(&["skeleton", "app/services/other.rb"]).expect_code(1);
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answer["error_code"], "METADATA_NOT_FOUND");
+}

@@ -1,10 +1,21 @@
-//! `rspec-scout skeleton` (not implemented yet).
+//! `rspec-scout skeleton`: metadata → RSpec skeleton. With `--stdout` it prints the
+//! structure (`--mode full|blocks|outline`, the pipeline generator's output); without it,
+//! it creates or patches the spec file method by method (the pipeline's materialize step)
+//! and answers with the JSON result.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::metadata;
 use crate::report::Answer;
+use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision};
+use crate::spec::patch::{self, Conflict, PatchError, PatchMode};
+use crate::spec::source::{self, SpecText};
+use crate::spec::{self, ruby, Mode};
+use crate::yaml::{Mapping, Value};
 
 /// Options of `skeleton`.
 #[derive(Debug, Clone, Default)]
@@ -35,9 +46,484 @@ pub struct Options {
     pub shared_examples_threshold: Option<usize>,
 }
 
+/// The answer of `skeleton --stdout` in YAML/JSON.
+#[derive(Debug, Serialize)]
+struct StructureAnswer {
+    status: &'static str,
+    mode: &'static str,
+    class_name: String,
+    methods: Vec<String>,
+    structure: String,
+}
+
+/// The result of writing a spec (the pipeline's materialize JSON).
+#[derive(Debug, Serialize)]
+struct WriteAnswer {
+    status: &'static str,
+    spec_path: String,
+    created: bool,
+    created_by: Option<&'static str>,
+    /// Always null: the Rails generator is never run.
+    rails_generator: Option<String>,
+    deleted_legacy_controller_spec: Option<String>,
+    operations: Vec<OperationAnswer>,
+    outline: String,
+}
+
+#[derive(Debug, Serialize)]
+struct OperationAnswer {
+    method_id: String,
+    action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    status: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct DecisionAnswer {
+    status: &'static str,
+    decisions: Vec<Decision>,
+}
+
 /// Runs the command.
-pub fn run(_config: &Config, _options: &Options) -> Result<Answer> {
-    Err(Error::Usage {
-        message: "`skeleton` is not implemented yet".to_string(),
-    })
+pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    let threshold = options
+        .shared_examples_threshold
+        .unwrap_or(spec::shared::DEFAULT_THRESHOLD);
+    if threshold < 2 {
+        return Err(usage("--shared-examples-threshold must be >= 2"));
+    }
+    if options.mode.is_some() && !options.stdout {
+        return Err(usage(
+            "--mode only applies with --stdout (without it the spec file is patched with method blocks)",
+        ));
+    }
+    let (metadata_path, project_root) = resolve_metadata(config, &options.metadata);
+    let map = metadata::load(&metadata_path)?.ok_or_else(|| Error::MetadataNotFound {
+        path: metadata_path.clone(),
+    })?;
+    if options.stdout {
+        let mode = match options.mode.as_deref() {
+            None => Mode::Blocks,
+            Some(m) => Mode::parse(m)
+                .ok_or_else(|| usage("--mode must be one of: full, blocks, outline"))?,
+        };
+        return structure(&metadata_path, &map, mode, threshold, &options.only);
+    }
+    Write {
+        config,
+        options,
+        metadata_path: &metadata_path,
+        root: &project_root,
+        map: &map,
+        threshold,
+    }
+    .run()
+}
+
+fn usage(message: &str) -> Error {
+    Error::Usage {
+        message: message.to_string(),
+    }
+}
+
+/// The metadata file and the project root its paths are relative to. A `.rb` argument is a
+/// source file whose metadata is located; anything else is the metadata file itself, and
+/// its project is its git root when that lies inside the configured root.
+fn resolve_metadata(config: &Config, arg: &Path) -> (PathBuf, PathBuf) {
+    if arg.extension().is_some_and(|e| e == "rb") {
+        let location = metadata::locate(config, arg);
+        return (location.path, location.project_root);
+    }
+    let abs = crate::index::walk::absolute(arg);
+    let root = crate::config::git_root_of(&abs)
+        .filter(|r| r.starts_with(&config.root) && abs.starts_with(r))
+        .unwrap_or_else(|| config.root.clone());
+    (arg.to_path_buf(), root)
+}
+
+fn structure(
+    path: &Path,
+    map: &Mapping,
+    mode: Mode,
+    threshold: usize,
+    only: &[String],
+) -> Result<Answer> {
+    let invalid = |reason: String| Error::MetadataInvalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = spec::generate(map, mode, threshold, only).map_err(invalid)?;
+    let meta = spec::model::read(map).map_err(invalid)?;
+    let methods = meta
+        .methods
+        .iter()
+        .map(|m| m.method_id(&meta.class_name))
+        .filter(|id| only.is_empty() || only.contains(id))
+        .collect();
+    let answer = StructureAnswer {
+        status: "success",
+        mode: mode.as_str(),
+        class_name: meta.class_name,
+        methods,
+        structure: format!("{text}\n"),
+    };
+    Ok(Answer::new(&answer, format!("{text}\n"), 0))
+}
+
+/// Creating or patching the spec file.
+struct Write<'a> {
+    config: &'a Config,
+    options: &'a Options,
+    metadata_path: &'a Path,
+    root: &'a Path,
+    map: &'a Mapping,
+    threshold: usize,
+}
+
+/// A selected method.
+struct Selected {
+    method_id: String,
+    descriptor: String,
+    new: bool,
+}
+
+impl Write<'_> {
+    fn invalid(&self, reason: impl Into<String>) -> Error {
+        Error::MetadataInvalid {
+            path: self.metadata_path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+
+    fn spec_error(&self, path: &Path, message: String) -> Error {
+        Error::Spec {
+            message,
+            path: path.to_path_buf(),
+        }
+    }
+
+    fn run(&self) -> Result<Answer> {
+        let options = self.options;
+        let text_of = |key: &str| self.map.get(key).map(ruby::to_s).unwrap_or_default();
+        let source_file = text_of("source_file");
+        let class_name = text_of("class_name");
+        let mut spec_rel = match &options.spec {
+            Some(p) => {
+                let abs = crate::index::walk::absolute(p);
+                crate::index::walk::relative_to(self.root, &abs)
+                    .unwrap_or_else(|| p.to_string_lossy().into_owned())
+            }
+            None => text_of("spec_path"),
+        };
+        if ruby::blank(&source_file) || ruby::blank(&spec_rel) {
+            return Err(self.invalid("metadata must include source_file and spec_path"));
+        }
+        if ruby::blank(&class_name) {
+            return Err(self.invalid("metadata must include class_name"));
+        }
+        let project_type = options
+            .project_type
+            .clone()
+            .or_else(|| self.config.project_type.clone())
+            .unwrap_or_default();
+        if ruby::blank(&project_type) {
+            return Err(usage(
+                "project_type is required (pass --project-type or set in .claude/rspec-testing-config.yml)",
+            ));
+        }
+        let policy = options
+            .controllers_policy
+            .clone()
+            .or_else(|| self.config.controllers_spec_policy.clone())
+            .unwrap_or_else(|| "request".to_string());
+        let default_action = match options.on_new_conflict.as_deref() {
+            None => ConflictAction::Ask,
+            Some(a) => ConflictAction::parse(a)
+                .ok_or_else(|| usage("--on-new-conflict must be one of: ask, overwrite, skip"))?,
+        };
+        let per_method =
+            materialize::parse_new_conflicts(&options.new_conflict).map_err(|m| usage(&m))?;
+        let action_for = |id: &str| {
+            per_method
+                .iter()
+                .find(|(m, _)| m == id)
+                .map_or(default_action, |(_, a)| *a)
+        };
+
+        // Rails controllers: request or legacy controller spec.
+        let mut controller: Option<(ControllerState, String)> = None;
+        if project_type == "rails" {
+            if let Some(paths) = materialize::controller_paths(&source_file) {
+                let state = ControllerState {
+                    preferred_exists: self.root.join(&paths.preferred).exists(),
+                    legacy_exists: self.root.join(&paths.legacy).exists(),
+                    paths,
+                };
+                if policy == "ask" && options.controllers_choice.is_none() && state.legacy_exists {
+                    let decision = if state.preferred_exists {
+                        materialize::controllers_dual_specs(&source_file, &state)
+                    } else {
+                        materialize::controllers_spec_policy(&source_file, &state)
+                    };
+                    return Ok(needs_decision(vec![decision]));
+                }
+                let mode = options
+                    .controllers_choice
+                    .clone()
+                    .unwrap_or_else(|| policy.clone());
+                let mode = if mode == "controller" {
+                    mode
+                } else {
+                    "request".to_string()
+                };
+                spec_rel = if mode == "controller" && state.legacy_exists {
+                    state.paths.legacy.clone()
+                } else {
+                    state.paths.preferred.clone()
+                };
+                controller = Some((state, mode));
+            }
+        }
+        let spec_abs = self.root.join(&spec_rel);
+
+        let selected = self.selected(&class_name)?;
+
+        // Every decision is asked before any file is touched.
+        let mut decisions = Vec::new();
+        if let Some((state, mode)) = &controller {
+            if mode == "request" && state.legacy_exists && options.controllers_legacy.is_none() {
+                decisions.push(materialize::controllers_legacy_cleanup(&source_file, state));
+            }
+        }
+        let existing = read_spec(&spec_abs).map_err(|m| self.spec_error(&spec_abs, m))?;
+        if let Some(text) = &existing {
+            for (method_id, detected_by) in new_conflicts(text, &selected).map_err(|m| {
+                self.spec_error(&spec_abs, format!("cannot_scan_spec_for_conflicts: {m}"))
+            })? {
+                if action_for(&method_id) == ConflictAction::Ask {
+                    decisions.push(materialize::new_method_conflict(
+                        &spec_rel,
+                        &method_id,
+                        detected_by,
+                    ));
+                }
+            }
+        }
+        if !decisions.is_empty() {
+            return Ok(needs_decision(decisions));
+        }
+
+        let (mut text, created_by) = match existing {
+            Some(text) => (text, None),
+            None => {
+                let helper = self.config.rspec_helper.clone().unwrap_or_else(|| {
+                    if project_type == "rails" {
+                        "rails_helper"
+                    } else {
+                        "spec_helper"
+                    }
+                    .to_string()
+                });
+                (
+                    SpecText::from_text(&materialize::wrapper(&helper, &class_name)),
+                    Some("manual_wrapper"),
+                )
+            }
+        };
+        let original = text.clone();
+
+        let meta = spec::model::read(self.map)
+            .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
+        let sources = spec::source_blocks(&meta, self.threshold)
+            .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
+
+        let mut operations = Vec::new();
+        for method in &selected {
+            let conflict = match action_for(&method.method_id) {
+                ConflictAction::Overwrite => Conflict::Overwrite,
+                ConflictAction::Skip => Conflict::Skip,
+                ConflictAction::Ask => Conflict::Error,
+            };
+            let only = [method.method_id.clone()];
+            let request = patch::Request {
+                mode: if method.new {
+                    PatchMode::Insert
+                } else {
+                    PatchMode::Upsert
+                },
+                conflict,
+                only: &only,
+                class_name: Some(&class_name),
+            };
+            let (patched, ops) = patch::apply(&text, &sources, request).map_err(|e| {
+                let code = match e {
+                    PatchError::Conflict(_) => "unexpected_conflict_after_decisions",
+                    PatchError::Apply(_) => "patch_failed",
+                };
+                self.spec_error(&spec_abs, format!("{code}: {e}"))
+            })?;
+            text = patched;
+            operations.extend(ops);
+        }
+
+        let changed = created_by.is_some() || text != original;
+        if changed {
+            metadata::write_text_atomic(&spec_abs, &text.to_bytes())?;
+        }
+
+        let mut deleted = None;
+        if let Some((state, mode)) = &controller {
+            let legacy = &state.paths.legacy;
+            if mode == "request"
+                && options.controllers_legacy.as_deref() == Some("delete")
+                && legacy != &spec_rel
+                && self.root.join(legacy).exists()
+            {
+                std::fs::remove_file(self.root.join(legacy)).map_err(|e| Error::WriteFailed {
+                    path: self.root.join(legacy),
+                    reason: e.to_string(),
+                })?;
+                deleted = Some(legacy.clone());
+            }
+        }
+
+        let ids: Vec<String> = selected.iter().map(|m| m.method_id.clone()).collect();
+        let outline = spec::outline::outline(&text, &ids)
+            .unwrap_or_else(|e| format!("Error: Cannot outline spec: {e}"));
+        let answer = WriteAnswer {
+            status: "success",
+            spec_path: spec_rel,
+            created: created_by.is_some(),
+            created_by,
+            rails_generator: None,
+            deleted_legacy_controller_spec: deleted,
+            operations: operations
+                .into_iter()
+                .map(|o| OperationAnswer {
+                    method_id: o.method_id,
+                    action: o.action,
+                    reason: o.reason,
+                    status: o.status,
+                })
+                .collect(),
+            outline,
+        };
+        let text = write_text(&answer, changed);
+        Ok(Answer::new(&answer, text, 0))
+    }
+
+    /// The ids of the Hash entries of `methods[]`, narrowed by `--only`.
+    fn selected(&self, class_name: &str) -> Result<Vec<Selected>> {
+        let methods = match self.map.get("methods") {
+            Some(Value::Sequence(items)) if !items.is_empty() => items,
+            _ => return Err(self.invalid("metadata must include methods[]")),
+        };
+        let mut out = Vec::new();
+        for m in methods {
+            let Value::Mapping(m) = m else {
+                continue;
+            };
+            let field = |k: &str| m.get(k).map(ruby::to_s).unwrap_or_default();
+            let (name, kind) = (field("name"), field("type"));
+            if ruby::blank(&name) || ruby::blank(&kind) {
+                return Err(self.invalid("Method missing name/type"));
+            }
+            let class = m.get("type").and_then(ruby::str) == Some("class");
+            let method_id = if class {
+                format!("{class_name}.{name}")
+            } else {
+                format!("{class_name}#{name}")
+            };
+            if !self.options.only.is_empty() && !self.options.only.contains(&method_id) {
+                continue;
+            }
+            out.push(Selected {
+                method_id,
+                descriptor: if class {
+                    format!(".{name}")
+                } else {
+                    format!("#{name}")
+                },
+                new: field("method_mode") == "new",
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The spec file's text, `None` when it does not exist.
+fn read_spec(path: &Path) -> std::result::Result<Option<SpecText>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => SpecText::from_bytes(&bytes).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read spec: {e}")),
+    }
+}
+
+/// The selected `new` methods whose block is already in the spec, with how it was found
+/// (`markers` or `describe`): marker blocks in file order, then describe blocks.
+fn new_conflicts(
+    text: &SpecText,
+    selected: &[Selected],
+) -> std::result::Result<Vec<(String, &'static str)>, String> {
+    let blocks = source::parse(text)?;
+    let marked = source::marker_blocks(text, &blocks)?;
+    let wanted: Vec<(String, String)> = selected
+        .iter()
+        .filter(|m| m.new)
+        .map(|m| (m.method_id.clone(), m.descriptor.clone()))
+        .collect();
+    let described = source::describe_blocks(&blocks, &wanted)?;
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    for b in &marked {
+        if wanted.iter().any(|(id, _)| id == &b.method_id) {
+            out.push((b.method_id.clone(), "markers"));
+        }
+    }
+    for b in &described {
+        if !out.iter().any(|(id, _)| id == &b.method_id) {
+            out.push((b.method_id.clone(), "describe"));
+        }
+    }
+    Ok(out)
+}
+
+fn needs_decision(decisions: Vec<Decision>) -> Answer {
+    let mut text = String::from("needs_decision\n");
+    for d in &decisions {
+        text.push_str(&format!("\n{} ({})\n", d.title, d.decision));
+        for line in d.question.lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+        for c in &d.choices {
+            text.push_str(&format!("  {}  {}\n", c.flag, c.label));
+        }
+    }
+    let answer = DecisionAnswer {
+        status: "needs_decision",
+        decisions,
+    };
+    Answer::new(&answer, text, 2)
+}
+
+fn write_text(answer: &WriteAnswer, changed: bool) -> String {
+    let mut text = match answer.created_by {
+        Some(by) => format!("{}: created ({by})\n", answer.spec_path),
+        None if changed => format!("{}: updated\n", answer.spec_path),
+        None => format!("{}: unchanged\n", answer.spec_path),
+    };
+    for op in &answer.operations {
+        match op.reason {
+            Some(reason) => text.push_str(&format!("{}: {} ({reason})\n", op.status, op.method_id)),
+            None => text.push_str(&format!("{}: {}\n", op.status, op.method_id)),
+        }
+    }
+    if let Some(deleted) = &answer.deleted_legacy_controller_spec {
+        text.push_str(&format!("deleted: {deleted}\n"));
+    }
+    text.push('\n');
+    text.push_str(&answer.outline);
+    text.push('\n');
+    text
 }

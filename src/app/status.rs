@@ -1,10 +1,20 @@
-//! `rspec-scout status` (not implemented yet).
+//! `rspec-scout status [PATH...]`: per source file, which pipeline stages are done, the
+//! errors and warnings they recorded, and whether the cached analysis still matches the
+//! source (`source_mtime` equal to the file's mtime and `source_digest` equal to its
+//! sha256). Without PATHs it lists every metadata file under
+//! `{root}/{metadata_path}/rspec_metadata/`; a PATH that is a file names one source file,
+//! a folder every metadata file whose `source_file` lies under it. Metadata that does not
+//! load is reported for that file (`METADATA_INVALID`) and the run goes on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::index::walk;
+use crate::metadata::{self, validate::ruby};
+use crate::report::status::{self, FileStatus, MethodCounts, Stages};
 use crate::report::Answer;
+use crate::yaml::{Mapping, Value};
 
 /// Options of `status`.
 #[derive(Debug, Clone, Default)]
@@ -14,8 +24,316 @@ pub struct Options {
 }
 
 /// Runs the command.
-pub fn run(_config: &Config, _options: &Options) -> Result<Answer> {
-    Err(Error::Usage {
-        message: "`status` is not implemented yet".to_string(),
-    })
+pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    let mut entries: Vec<Entry> = Vec::new();
+    if options.paths.is_empty() {
+        let root = config.root.clone();
+        for path in metadata_files(&config.metadata_dir(&root)) {
+            entries.push(Entry {
+                metadata: path,
+                project_root: root.clone(),
+                source_rel: None,
+            });
+        }
+    }
+    for path in &options.paths {
+        if path.is_dir() {
+            entries.extend(folder_entries(config, path));
+        } else {
+            let location = metadata::locate(config, path);
+            if !path.exists() && !location.path.exists() {
+                return Err(Error::SourceNotFound { path: path.clone() });
+            }
+            entries.push(Entry {
+                metadata: location.path,
+                project_root: location.project_root,
+                source_rel: Some(location.source_rel),
+            });
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    entries.retain(|e| seen.insert(e.metadata.clone()));
+
+    let mut files: Vec<FileStatus> = entries.iter().map(|e| file_status(config, e)).collect();
+    files.sort_by(|a, b| {
+        (a.source_file.is_empty(), &a.source_file, &a.metadata).cmp(&(
+            b.source_file.is_empty(),
+            &b.source_file,
+            &b.metadata,
+        ))
+    });
+    Ok(status::answer(config.root.display().to_string(), files))
+}
+
+/// A metadata file to report on.
+struct Entry {
+    metadata: PathBuf,
+    project_root: PathBuf,
+    /// The source path when the user named it (else read from the metadata).
+    source_rel: Option<String>,
+}
+
+/// The `*.yml` files of a metadata folder (not the lock and temp files), sorted.
+fn metadata_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .is_some_and(|n| n.ends_with(".yml") && !n.starts_with('.'))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The metadata files whose source lies under `folder`.
+fn folder_entries(config: &Config, folder: &Path) -> Vec<Entry> {
+    let abs = walk::absolute(folder);
+    let project_root = crate::config::git_root_of(&abs)
+        .filter(|r| abs.starts_with(r))
+        .unwrap_or_else(|| config.root.clone());
+    let rel = walk::relative_to(&project_root, &abs).unwrap_or_default();
+    let prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{rel}/")
+    };
+    let slug_prefix = if rel.is_empty() {
+        String::new()
+    } else {
+        format!("{}_", crate::naming::slug(&rel))
+    };
+    metadata_files(&config.metadata_dir(&project_root))
+        .into_iter()
+        .filter(|path| match metadata::load(path) {
+            Ok(Some(map)) => map
+                .get("source_file")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with(&prefix)),
+            Ok(None) => false,
+            // Unreadable metadata: judge by its name.
+            Err(_) => path
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .is_some_and(|n| n.starts_with(&slug_prefix)),
+        })
+        .map(|metadata| Entry {
+            metadata,
+            project_root: project_root.clone(),
+            source_rel: None,
+        })
+        .collect()
+}
+
+fn shown(config: &Config, path: &Path) -> String {
+    walk::relative_to(&config.root, path)
+        .or_else(|| {
+            let abs = walk::absolute(path);
+            walk::relative_to(&walk::absolute(&config.root), &abs)
+        })
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn file_status(config: &Config, entry: &Entry) -> FileStatus {
+    let mut status = FileStatus {
+        source_file: entry.source_rel.clone().unwrap_or_default(),
+        metadata: shown(config, &entry.metadata),
+        state: "ok",
+        class_name: None,
+        stages: Stages::default(),
+        skipped: Vec::new(),
+        next_stage: "-".to_string(),
+        cache: "unknown".to_string(),
+        methods: None,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        error_code: None,
+        error: None,
+    };
+    let map = match metadata::load(&entry.metadata) {
+        Ok(Some(map)) => map,
+        Ok(None) => {
+            status.state = "no metadata";
+            status.metadata = String::new();
+            status.next_stage = metadata::STAGES
+                .first()
+                .copied()
+                .unwrap_or_default()
+                .to_string();
+            status.cache = "no analysis".to_string();
+            return status;
+        }
+        Err(e) => {
+            status.state = "invalid";
+            status.error_code = Some(e.code());
+            status.error = Some(e.details());
+            return status;
+        }
+    };
+    if status.source_file.is_empty() {
+        if let Some(source) = map.get("source_file").and_then(Value::as_str) {
+            status.source_file = source.to_string();
+        }
+    }
+    status.class_name = map
+        .get("class_name")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let automation = match map.get("automation") {
+        Some(Value::Mapping(a)) => a.clone(),
+        _ => Mapping::new(),
+    };
+    let done = |stage: &str| metadata::is_completed(&map, stage);
+    status.stages = Stages {
+        discovery_agent: done("discovery_agent"),
+        code_analyzer: done("code_analyzer"),
+        isolation_decider: done("isolation_decider"),
+        spec_writer: done("spec_writer"),
+        test_reviewer: done("test_reviewer"),
+    };
+    status.skipped = metadata::STAGES
+        .iter()
+        .filter(|s| automation.get(format!("{s}_skipped")) == Some(&Value::Bool(true)))
+        .map(|s| s.to_string())
+        .collect();
+    status.next_stage = status
+        .stages
+        .in_order()
+        .iter()
+        .find(|(stage, done)| !done && !status.skipped.iter().any(|s| s == stage))
+        .map_or("done", |(stage, _)| stage)
+        .to_string();
+    status.errors = texts(automation.get("errors"));
+    status.warnings = texts(automation.get("warnings"));
+    status.methods = Some(method_counts(&map));
+    status.cache = cache_state(&map, &entry.project_root, &status.source_file);
+    status
+}
+
+fn texts(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::Sequence(items)) => items.iter().map(ruby::to_s).collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![ruby::to_s(other)],
+    }
+}
+
+fn method_counts(map: &Mapping) -> MethodCounts {
+    let items = |key: &str| match map.get(key) {
+        Some(Value::Sequence(items)) => items.as_slice(),
+        _ => &[],
+    };
+    let methods: Vec<&Mapping> = items("methods")
+        .iter()
+        .filter_map(|m| match m {
+            Value::Mapping(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    MethodCounts {
+        selected: items("methods_to_analyze")
+            .iter()
+            .filter(|m| m.get("selected") == Some(&Value::Bool(true)))
+            .count(),
+        analyzed: methods.len(),
+        test_config: methods
+            .iter()
+            .filter(|m| matches!(m.get("test_config"), Some(Value::Mapping(_))))
+            .count(),
+    }
+}
+
+/// Whether the analysis recorded in `map` still describes the source.
+fn cache_state(map: &Mapping, project_root: &Path, source_rel: &str) -> String {
+    if !metadata::is_completed(map, "code_analyzer") {
+        return "no analysis".to_string();
+    }
+    if source_rel.is_empty() {
+        return "missing source".to_string();
+    }
+    let source = project_root.join(source_rel);
+    if !source.is_file() {
+        return "missing source".to_string();
+    }
+    let Ok(bytes) = std::fs::read(&source) else {
+        return "unreadable source".to_string();
+    };
+    let mtime_matches = map
+        .get("source_mtime")
+        .and_then(Value::as_i64)
+        .is_some_and(|recorded| metadata::mtime(&source) == Some(recorded));
+    let state = match map.get("source_digest").and_then(Value::as_str) {
+        Some(recorded) if recorded != metadata::digest(&bytes) => "stale (source changed)",
+        Some(_) if mtime_matches => "valid",
+        Some(_) => "stale (mtime only)",
+        None if mtime_matches => "unverified (no source_digest)",
+        None => "stale (mtime changed)",
+    };
+    state.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(text: &str) -> Mapping {
+        match crate::yaml::load(text.as_bytes(), "t").unwrap() {
+            Value::Mapping(m) => m,
+            _ => panic!("not a mapping"),
+        }
+    }
+
+    #[test]
+    fn cache_states() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rb"), "class A; end\n").unwrap();
+        let mtime = metadata::mtime(&dir.path().join("a.rb")).unwrap();
+        let digest = metadata::digest(b"class A; end\n");
+        let done = "automation: {code_analyzer_completed: true}\n";
+        let state = |extra: &str| cache_state(&map(&format!("{done}{extra}")), dir.path(), "a.rb");
+        assert_eq!(
+            state(&format!("source_mtime: {mtime}\nsource_digest: {digest}\n")),
+            "valid"
+        );
+        assert_eq!(
+            state(&format!(
+                "source_mtime: {}\nsource_digest: {digest}\n",
+                mtime - 5
+            )),
+            "stale (mtime only)"
+        );
+        assert_eq!(
+            state(&format!(
+                "source_mtime: {mtime}\nsource_digest: sha256:00\n"
+            )),
+            "stale (source changed)"
+        );
+        assert_eq!(
+            state(&format!("source_mtime: {mtime}\n")),
+            "unverified (no source_digest)"
+        );
+        assert_eq!(state("source_mtime: 1\n"), "stale (mtime changed)");
+        assert_eq!(
+            cache_state(&map(done), dir.path(), "gone.rb"),
+            "missing source"
+        );
+        assert_eq!(
+            cache_state(&map("automation: {}\n"), dir.path(), "a.rb"),
+            "no analysis"
+        );
+    }
+
+    #[test]
+    fn counts_and_texts() {
+        let m = map("methods_to_analyze: [{selected: true}, {selected: false}, {selected: true}]\nmethods: [{name: a, test_config: {}}, {name: b}, x]\n");
+        let c = method_counts(&m);
+        assert_eq!((c.selected, c.analyzed, c.test_config), (2, 2, 1));
+        assert_eq!(texts(Some(&Value::from("one"))), vec!["one"]);
+    }
 }

@@ -1,9 +1,13 @@
-//! `rspec-scout strip-markers` (not implemented yet).
+//! `rspec-scout strip-markers SPEC`: removes the `# rspec-testing:` marker lines from a
+//! finished spec and prints `OK` (the pipeline's `strip_rspec_testing_markers`). Nothing
+//! else in the file changes; a file without markers is not rewritten.
 
 use std::path::PathBuf;
 
+use serde::Serialize;
+
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::report::Answer;
 
 /// Options of `strip-markers`.
@@ -13,9 +17,24 @@ pub struct Options {
     pub spec: PathBuf,
 }
 
+#[derive(Debug, Serialize)]
+struct StripAnswer {
+    status: &'static str,
+    spec_path: String,
+    removed_lines: usize,
+}
+
 /// Runs the command.
-pub fn run(_config: &Config, _options: &Options) -> Result<Answer> {
-    Err(Error::Usage {
-        message: "`strip-markers` is not implemented yet".to_string(),
-    })
+pub fn run(_config: &Config, options: &Options) -> Result<Answer> {
+    let text = super::outline::read(&options.spec)?;
+    let (stripped, removed) = crate::spec::strip::strip(&text);
+    if removed > 0 {
+        crate::metadata::write_text_atomic(&options.spec, &stripped.to_bytes())?;
+    }
+    let answer = StripAnswer {
+        status: "success",
+        spec_path: options.spec.to_string_lossy().into_owned(),
+        removed_lines: removed,
+    };
+    Ok(Answer::new(&answer, "OK\n".to_string(), 0))
 }

@@ -5,6 +5,7 @@ mod dispatch;
 pub mod facts;
 mod loc;
 pub mod parse;
+pub mod spec_blocks;
 pub mod walk;
 
 use std::path::Path;

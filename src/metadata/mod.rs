@@ -7,6 +7,7 @@
 //! interleave a read-modify-write), keeping keys it does not know in their order.
 
 pub mod fields;
+pub mod validate;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

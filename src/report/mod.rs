@@ -2,6 +2,7 @@
 //! and text for people. Answer types live here, separate from internal types.
 
 pub mod discover;
+pub mod status;
 pub mod symbols;
 
 use serde::Serialize;
@@ -86,7 +87,7 @@ impl Answer {
         match format {
             Format::Yaml => yaml::to_string(&self.value),
             Format::Json => {
-                let mut s = serde_json::to_string_pretty(&to_json(&self.value))
+                let mut s = serde_json::to_string_pretty(&JsonView(&self.value))
                     .unwrap_or_else(|_| "{}".to_string());
                 s.push('\n');
                 s
@@ -117,6 +118,36 @@ pub struct ErrorAnswer {
 /// failure would be a bug, reported in the value rather than by a panic).
 pub fn to_value<T: Serialize>(value: &T) -> Value {
     serde_yaml::to_value(value).unwrap_or_else(|e| Value::String(format!("internal error: {e}")))
+}
+
+/// A YAML value written as JSON in its own key order (the order of the answer types, as
+/// the pipeline's scripts print them): symbols become their names, non-string keys their
+/// text.
+struct JsonView<'a>(&'a Value);
+
+impl Serialize for JsonView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.0 {
+            Value::Mapping(map) => {
+                let mut out = serializer.serialize_map(Some(map.len()))?;
+                for (k, v) in map {
+                    let key = match k {
+                        Value::String(s) => s.clone(),
+                        other => yaml::ruby_to_s(other),
+                    };
+                    out.serialize_entry(&key, &JsonView(v))?;
+                }
+                out.end()
+            }
+            Value::Sequence(items) => serializer.collect_seq(items.iter().map(JsonView)),
+            Value::Tagged(t) => match yaml::as_symbol(self.0) {
+                Some(name) => serializer.serialize_str(name),
+                None => JsonView(&t.value).serialize(serializer),
+            },
+            scalar => to_json(scalar).serialize(serializer),
+        }
+    }
 }
 
 /// A YAML value as JSON: symbols become their names, non-string keys their text.

@@ -1,0 +1,333 @@
+//! The decisions of `skeleton` when it writes a spec file (contract §4.11, the pipeline's
+//! `materialize_spec_skeleton`): Rails controller spec paths and policy, legacy controller
+//! specs, new methods whose block already exists, the `--new-conflict` flags, and the
+//! manual spec wrapper. The decision objects keep the pipeline's fields and texts.
+
+use serde::Serialize;
+
+use crate::yaml::{Mapping, Value};
+
+/// What to do with a new method whose block already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictAction {
+    /// Stop with a `new_method_conflict` decision.
+    Ask,
+    /// Replace the block.
+    Overwrite,
+    /// Leave the block.
+    Skip,
+}
+
+impl ConflictAction {
+    /// `ask`, `overwrite` or `skip`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ask" => Some(ConflictAction::Ask),
+            "overwrite" => Some(ConflictAction::Overwrite),
+            "skip" => Some(ConflictAction::Skip),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `--new-conflict METHOD_ID=ACTION` flags. The value is split at its **last** `=`,
+/// so setters work (`Foo#bar==skip` is `Foo#bar=` → skip). A later flag for the same id
+/// wins.
+pub fn parse_new_conflicts(flags: &[String]) -> Result<Vec<(String, ConflictAction)>, String> {
+    let mut out: Vec<(String, ConflictAction)> = Vec::new();
+    for flag in flags {
+        let Some((id, action)) = flag.rsplit_once('=') else {
+            return Err("--new-conflict must be METHOD_ID=ACTION".to_string());
+        };
+        if super::ruby::blank(id) || super::ruby::blank(action) {
+            return Err("--new-conflict must be METHOD_ID=ACTION".to_string());
+        }
+        let action = match action {
+            "overwrite" => ConflictAction::Overwrite,
+            "skip" => ConflictAction::Skip,
+            _ => return Err("--new-conflict ACTION must be overwrite or skip".to_string()),
+        };
+        out.retain(|(existing, _)| existing != id);
+        out.push((id.to_string(), action));
+    }
+    Ok(out)
+}
+
+/// A controller's spec paths (relative to the project root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerPaths {
+    /// `spec/requests/{dir}/{name without _controller}_spec.rb`.
+    pub preferred: String,
+    /// `spec/controllers/{rel}_spec.rb`.
+    pub legacy: String,
+}
+
+/// The spec paths of `app/controllers/{rel}.rb`; `None` for other sources.
+pub fn controller_paths(source_file: &str) -> Option<ControllerPaths> {
+    let rel = source_file
+        .strip_prefix("app/controllers/")?
+        .strip_suffix(".rb")
+        .filter(|r| !r.is_empty())?;
+    let (dir, file) = match rel.rsplit_once('/') {
+        Some((dir, file)) => (Some(dir), file),
+        None => (None, rel),
+    };
+    let name = file.strip_suffix("_controller").unwrap_or(file);
+    let preferred = match dir {
+        Some(dir) => format!("spec/requests/{dir}/{name}_spec.rb"),
+        None => format!("spec/requests/{name}_spec.rb"),
+    };
+    Some(ControllerPaths {
+        preferred,
+        legacy: format!("spec/controllers/{rel}_spec.rb"),
+    })
+}
+
+/// The wrapper of a new spec file: frozen-string comment, `require '{helper}'` (when the
+/// helper is not blank), and an empty `RSpec.describe {class_name} do ... end`.
+pub fn wrapper(helper: &str, class_name: &str) -> String {
+    let mut lines = vec!["# frozen_string_literal: true".to_string(), String::new()];
+    if !super::ruby::blank(helper) {
+        lines.push(format!("require '{helper}'"));
+        lines.push(String::new());
+    }
+    lines.push(format!("RSpec.describe {class_name} do"));
+    lines.push("end".to_string());
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+/// A question for the caller (the answer comes back as a flag on the next run).
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    /// `controllers_spec_policy`, `controllers_dual_specs`, `controllers_legacy_cleanup` or
+    /// `new_method_conflict`.
+    pub decision: &'static str,
+    /// A short title.
+    pub title: &'static str,
+    /// The question.
+    pub question: String,
+    /// The recommended choice's action.
+    pub recommended_action: &'static str,
+    /// What the question is about.
+    pub context: Mapping,
+    /// The possible answers.
+    pub choices: Vec<Choice>,
+}
+
+/// One answer to a decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct Choice {
+    /// The answer.
+    pub action: &'static str,
+    /// For people.
+    pub label: &'static str,
+    /// The flag that gives this answer.
+    pub flag: String,
+    /// What it will do.
+    pub effects: Mapping,
+}
+
+fn map(pairs: Vec<(&str, Value)>) -> Mapping {
+    let mut m = Mapping::new();
+    for (k, v) in pairs {
+        m.insert(Value::from(k), v);
+    }
+    m
+}
+
+/// Where a controller's specs are and which exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerState {
+    /// The paths.
+    pub paths: ControllerPaths,
+    /// Whether the request spec exists.
+    pub preferred_exists: bool,
+    /// Whether the legacy controller spec exists.
+    pub legacy_exists: bool,
+}
+
+fn controller_context(source_file: &str, c: &ControllerState) -> Mapping {
+    map(vec![
+        ("file", Value::from(source_file)),
+        (
+            "preferred_spec_path",
+            Value::from(c.paths.preferred.as_str()),
+        ),
+        ("preferred_exists", Value::Bool(c.preferred_exists)),
+        ("legacy_spec_path", Value::from(c.paths.legacy.as_str())),
+        ("legacy_exists", Value::Bool(c.legacy_exists)),
+    ])
+}
+
+fn spec_choice(action: &'static str, label: &'static str, path: &str) -> Choice {
+    Choice {
+        action,
+        label,
+        flag: format!("--controllers-choice={action}"),
+        effects: map(vec![("use_spec_path", Value::from(path))]),
+    }
+}
+
+/// A legacy controller spec exists but no request spec: where should tests go?
+pub fn controllers_spec_policy(source_file: &str, c: &ControllerState) -> Decision {
+    Decision {
+        decision: "controllers_spec_policy",
+        title: "Rails controller spec policy",
+        question: "Legacy controller spec detected, but request spec is missing.\nChoose where controller tests should be written for this file.".to_string(),
+        recommended_action: "request",
+        context: controller_context(source_file, c),
+        choices: vec![
+            spec_choice("request", "Create request spec (recommended)", &c.paths.preferred),
+            spec_choice(
+                "controller",
+                "Update existing legacy controller spec (not recommended)",
+                &c.paths.legacy,
+            ),
+        ],
+    }
+}
+
+/// Both a request spec and a legacy controller spec exist: which one is updated?
+pub fn controllers_dual_specs(source_file: &str, c: &ControllerState) -> Decision {
+    Decision {
+        decision: "controllers_dual_specs",
+        title: "Rails controller: both request and legacy specs exist",
+        question: "Both a request spec and a legacy controller spec exist for this controller.\nChoose which spec file should be updated by the pipeline.".to_string(),
+        recommended_action: "request",
+        context: controller_context(source_file, c),
+        choices: vec![
+            spec_choice("request", "Update request spec (recommended)", &c.paths.preferred),
+            spec_choice(
+                "controller",
+                "Update legacy controller spec (not recommended)",
+                &c.paths.legacy,
+            ),
+        ],
+    }
+}
+
+/// Request specs are written and a legacy controller spec exists: delete it afterwards?
+pub fn controllers_legacy_cleanup(source_file: &str, c: &ControllerState) -> Decision {
+    Decision {
+        decision: "controllers_legacy_cleanup",
+        title: "Rails controller: legacy controller spec cleanup",
+        question: "A legacy controller spec exists under spec/controllers.\nDo you want to delete it after updating the request spec?".to_string(),
+        recommended_action: "delete",
+        context: map(vec![
+            ("file", Value::from(source_file)),
+            ("request_spec_path", Value::from(c.paths.preferred.as_str())),
+            ("legacy_spec_path", Value::from(c.paths.legacy.as_str())),
+        ]),
+        choices: vec![
+            Choice {
+                action: "keep",
+                label: "Keep legacy controller spec (no deletion)",
+                flag: "--controllers-legacy=keep".to_string(),
+                effects: map(vec![("delete_paths", Value::Sequence(Vec::new()))]),
+            },
+            Choice {
+                action: "delete",
+                label: "Delete legacy controller spec (recommended)",
+                flag: "--controllers-legacy=delete".to_string(),
+                effects: map(vec![(
+                    "delete_paths",
+                    Value::Sequence(vec![Value::from(c.paths.legacy.as_str())]),
+                )]),
+            },
+        ],
+    }
+}
+
+/// A method marked `new` already has a block in the spec: overwrite or skip?
+pub fn new_method_conflict(spec_path: &str, method_id: &str, detected_by: &str) -> Decision {
+    Decision {
+        decision: "new_method_conflict",
+        title: "Conflict: method_mode=new but spec already contains the block",
+        question: format!(
+            "Metadata marks this method as new, but the spec already contains a describe block for method_id={method_id}.\nChoose whether to overwrite the existing block or skip this method."
+        ),
+        recommended_action: "skip",
+        context: map(vec![
+            ("spec_path", Value::from(spec_path)),
+            ("method_id", Value::from(method_id)),
+            ("detected_by", Value::from(detected_by)),
+        ]),
+        choices: vec![
+            Choice {
+                action: "overwrite",
+                label: "Overwrite existing method block",
+                flag: format!("--new-conflict={method_id}=overwrite"),
+                effects: map(vec![("patch_action", Value::from("replace"))]),
+            },
+            Choice {
+                action: "skip",
+                label: "Skip this method (leave existing block unchanged)",
+                flag: format!("--new-conflict={method_id}=skip"),
+                effects: map(vec![("patch_action", Value::from("skip"))]),
+            },
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_conflicts_split_at_the_last_equals_sign() {
+        let flags = vec![
+            "Foo#bar==skip".to_string(),
+            "Foo#call=overwrite".to_string(),
+            "Foo#call=skip".to_string(),
+        ];
+        assert_eq!(
+            parse_new_conflicts(&flags).unwrap(),
+            vec![
+                ("Foo#bar=".to_string(), ConflictAction::Skip),
+                ("Foo#call".to_string(), ConflictAction::Skip)
+            ]
+        );
+        assert_eq!(
+            parse_new_conflicts(&["Foo#call".to_string()]).unwrap_err(),
+            "--new-conflict must be METHOD_ID=ACTION"
+        );
+        assert_eq!(
+            parse_new_conflicts(&["=skip".to_string()]).unwrap_err(),
+            "--new-conflict must be METHOD_ID=ACTION"
+        );
+        assert_eq!(
+            parse_new_conflicts(&["Foo#call=ask".to_string()]).unwrap_err(),
+            "--new-conflict ACTION must be overwrite or skip"
+        );
+    }
+
+    #[test]
+    fn controller_spec_paths() {
+        assert_eq!(
+            controller_paths("app/controllers/admin/users_controller.rb"),
+            Some(ControllerPaths {
+                preferred: "spec/requests/admin/users_spec.rb".to_string(),
+                legacy: "spec/controllers/admin/users_controller_spec.rb".to_string(),
+            })
+        );
+        assert_eq!(
+            controller_paths("app/controllers/payments_controller.rb").map(|p| p.preferred),
+            Some("spec/requests/payments_spec.rb".to_string())
+        );
+        assert_eq!(controller_paths("app/models/user.rb"), None);
+    }
+
+    #[test]
+    fn manual_wrapper() {
+        assert_eq!(
+            wrapper("rails_helper", "Admin::User"),
+            "# frozen_string_literal: true\n\nrequire 'rails_helper'\n\nRSpec.describe Admin::User do\nend\n"
+        );
+        assert_eq!(
+            wrapper(" ", "A"),
+            "# frozen_string_literal: true\n\nRSpec.describe A do\nend\n"
+        );
+    }
+}

@@ -1,0 +1,747 @@
+//! The test-config decision table of the pipeline's `derive_test_config.rb`: per method, the
+//! test level, isolation knobs, confidence and decision trace, from the metadata alone.
+//! Pure: a metadata mapping and the project type in, decisions out; [`apply`] writes them
+//! into the mapping (`target.kind`, `methods[].test_config`,
+//! `automation.isolation_decider_completed`), keeping every other key where it was.
+//!
+//! Project-type detection (which the original leaves to `/rspec-init`) is here too, as a
+//! pure function of what the caller found at the project root ([`detect_project_type`]).
+
+use crate::metadata::validate::ruby;
+use crate::yaml::{Mapping, Value};
+
+/// The project types the decision table knows.
+pub const PROJECT_TYPES: &[&str] = &["rails", "web", "service", "library"];
+/// The answers to a low-confidence decision.
+pub const LOW_CONFIDENCE_CHOICES: &[&str] = &["unit", "integration", "request"];
+
+/// What the decisions depend on besides the metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// `rails`, `web`, `service` or `library`.
+    pub project_type: String,
+    /// A trace line saying how the project type was detected, inserted after
+    /// `project_type: X` (the original never detects, so its traces never have it).
+    pub detected: Option<String>,
+}
+
+/// Why no decision can be made: the original's messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// `source_file` or `class_name` is blank.
+    MissingSourceOrClass,
+    /// `methods` is not a non-empty Array.
+    MissingMethods,
+    /// `methods[i]` has a blank `name` or `type` (the original's `invalid_method`).
+    InvalidMethod(usize),
+}
+
+impl Problem {
+    /// The original's message.
+    pub fn message(&self) -> &'static str {
+        match self {
+            Problem::MissingSourceOrClass => "metadata must include source_file and class_name",
+            Problem::MissingMethods => "metadata must include methods[]",
+            Problem::InvalidMethod(_) => "Method missing name/type",
+        }
+    }
+}
+
+/// The isolation knobs: each `real`, `stubbed` or `none`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Isolation {
+    /// The database.
+    pub db: &'static str,
+    /// Outgoing HTTP.
+    pub external_http: &'static str,
+    /// Queues, mail, events, webhooks.
+    pub queue: &'static str,
+}
+
+/// The decision for one method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodDecision {
+    /// `Class#name` or `Class.name`.
+    pub method_id: String,
+    /// A setup of type model, or a cache side effect.
+    pub uses_db: bool,
+    /// An external_api side effect, or an external source whose class is an HTTP client.
+    pub uses_external_http: bool,
+    /// An event, webhook or email side effect.
+    pub uses_queue: bool,
+    /// None of the above and no side effects.
+    pub is_pure: bool,
+    /// `unit`, `integration` or `request`.
+    pub test_level: String,
+    /// The isolation knobs.
+    pub isolation: Isolation,
+    /// `high`, `medium` or `low`.
+    pub confidence: &'static str,
+    /// Why, in the original's exact strings.
+    pub decision_trace: Vec<String>,
+}
+
+/// The decisions for a metadata file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decisions {
+    /// `source_file` as text.
+    pub source_file: String,
+    /// `class_name` as text.
+    pub class_name: String,
+    /// The file type (`target.kind`).
+    pub file_type: &'static str,
+    /// One entry per `methods[]` item; `None` for items that are not Hashes (left alone).
+    pub methods: Vec<Option<MethodDecision>>,
+}
+
+impl Decisions {
+    /// The methods that came out with low confidence, in metadata order.
+    pub fn low_confidence(&self) -> Vec<&MethodDecision> {
+        self.methods
+            .iter()
+            .flatten()
+            .filter(|m| m.confidence == "low")
+            .collect()
+    }
+
+    /// The test level to recommend for the low-confidence methods: `integration` when any of
+    /// them suggests it, else `unit`.
+    pub fn recommended_action(&self) -> &'static str {
+        if self
+            .low_confidence()
+            .iter()
+            .any(|m| m.test_level == "integration")
+        {
+            "integration"
+        } else {
+            "unit"
+        }
+    }
+
+    /// The choices offered for low-confidence methods (`request` for controllers only).
+    pub fn choices(&self) -> Vec<(&'static str, &'static str)> {
+        let mut choices = vec![
+            ("unit", "Unit — faster, more stubs/mocks"),
+            (
+                "integration",
+                "Integration — real DB, external HTTP stubbed",
+            ),
+        ];
+        if self.file_type == "controller" {
+            choices.push(("request", "Request — full endpoint (controller)"));
+        }
+        choices
+    }
+
+    /// Resolves the low-confidence methods with the caller's choice (`--low-confidence`):
+    /// each gets that test level, `high` confidence, recomputed isolation and the override
+    /// trace line. Other methods keep what was computed.
+    pub fn resolve(&mut self, choice: &str) {
+        for m in self.methods.iter_mut().flatten() {
+            if m.confidence != "low" {
+                continue;
+            }
+            m.decision_trace
+                .push(format!("user_override_low_confidence: {choice}"));
+            m.test_level = choice.to_string();
+            m.confidence = "high";
+            m.isolation.db = match choice {
+                "request" => "real",
+                "integration" if m.uses_db => "real",
+                "integration" => "none",
+                _ if m.uses_db => "stubbed",
+                _ => "none",
+            };
+            m.isolation.external_http = if m.uses_external_http {
+                "stubbed"
+            } else {
+                "none"
+            };
+            m.isolation.queue = if m.uses_queue { "stubbed" } else { "none" };
+        }
+    }
+}
+
+/// Decides every method of `metadata` (the original's order of checks: `source_file` and
+/// `class_name`, then `methods[]`, then each method's `name` and `type`).
+pub fn decide(metadata: &Mapping, inputs: &Inputs) -> Result<Decisions, Problem> {
+    let text = |key: &str| ruby::to_s(metadata.get(key).unwrap_or(&Value::Null));
+    let source_file = text("source_file");
+    let class_name = text("class_name");
+    if ruby::strip(&source_file).is_empty() || ruby::strip(&class_name).is_empty() {
+        return Err(Problem::MissingSourceOrClass);
+    }
+    let methods = match metadata.get("methods") {
+        Some(Value::Sequence(items)) if !items.is_empty() => items,
+        _ => return Err(Problem::MissingMethods),
+    };
+    let file_type = file_type(&source_file, &class_name);
+    let zone = ruby::to_s(&dig(metadata.get("complexity"), "zone"));
+    let mut decided = Vec::with_capacity(methods.len());
+    for (idx, m) in methods.iter().enumerate() {
+        let Value::Mapping(m) = m else {
+            decided.push(None);
+            continue;
+        };
+        let decision = decide_method(metadata, m, inputs, file_type, &class_name, &zone)
+            .ok_or(Problem::InvalidMethod(idx))?;
+        decided.push(Some(decision));
+    }
+    Ok(Decisions {
+        source_file,
+        class_name,
+        file_type,
+        methods: decided,
+    })
+}
+
+/// `Class#name`, or `Class.name` when `type` is `class`; `None` when either is blank.
+pub fn method_id(class_name: &str, method: &Mapping) -> Option<String> {
+    let name = ruby::to_s(method.get("name").unwrap_or(&Value::Null));
+    let kind = method.get("type").unwrap_or(&Value::Null);
+    if ruby::strip(&name).is_empty() || ruby::is_blank(kind) {
+        return None;
+    }
+    let sep = if kind.as_str() == Some("class") {
+        "."
+    } else {
+        "#"
+    };
+    Some(format!("{class_name}{sep}{name}"))
+}
+
+/// The file type (and `target.kind`), first match wins.
+pub fn file_type(source_file: &str, class_name: &str) -> &'static str {
+    const BY_DIR_OR_SUFFIX: &[(&str, &str, &str)] = &[
+        ("app/controllers/", "Controller", "controller"),
+        ("app/channels/", "Channel", "channel"),
+        ("app/helpers/", "Helper", "helper"),
+        ("app/jobs/", "Job", "job"),
+        ("app/mailboxes/", "Mailbox", "mailbox"),
+        ("app/policies/", "Policy", "policy"),
+        ("app/serializers/", "Serializer", "serializer"),
+        ("app/validators/", "Validator", "validator"),
+        ("app/workers/", "Worker", "worker"),
+    ];
+    for (dir, suffix, kind) in BY_DIR_OR_SUFFIX {
+        if source_file.starts_with(dir) || class_name.ends_with(suffix) {
+            return kind;
+        }
+    }
+    if source_file.starts_with("app/services/") || source_file.starts_with("app/interactors/") {
+        "service"
+    } else if source_file.starts_with("app/models/") {
+        "model"
+    } else if source_file.starts_with("lib/") {
+        "lib"
+    } else {
+        "other"
+    }
+}
+
+fn dig(value: Option<&Value>, key: &str) -> Value {
+    match value {
+        Some(Value::Mapping(map)) => map.get(key).cloned().unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+fn array<'a>(method: &'a Mapping, key: &str) -> &'a [Value] {
+    match method.get(key) {
+        Some(Value::Sequence(items)) => items,
+        _ => &[],
+    }
+}
+
+/// The method's line count from its `methods_to_analyze` entry (first with the same name).
+fn loc(metadata: &Mapping, name: &str) -> Option<i64> {
+    let Some(Value::Sequence(list)) = metadata.get("methods_to_analyze") else {
+        return None;
+    };
+    let entry = list.iter().find_map(|m| match m {
+        Value::Mapping(m) if ruby::to_s(m.get("name").unwrap_or(&Value::Null)) == name => Some(m),
+        _ => None,
+    })?;
+    let Some(Value::Sequence(range)) = entry.get("line_range") else {
+        return None;
+    };
+    let [start, end] = range.as_slice() else {
+        return None;
+    };
+    let (start, end) = (start.as_i64()?, end.as_i64()?);
+    (end >= start).then(|| end.saturating_sub(start).saturating_add(1))
+}
+
+fn is_http_client(class: &Value) -> bool {
+    let name = ruby::to_s(class);
+    !ruby::strip(&name).is_empty()
+        && ["HTTP", "Faraday", "RestClient"]
+            .iter()
+            .any(|needle| ruby::contains_ignore_case(&name, needle))
+}
+
+fn decide_method(
+    metadata: &Mapping,
+    m: &Mapping,
+    inputs: &Inputs,
+    file_type: &'static str,
+    class_name: &str,
+    zone: &str,
+) -> Option<MethodDecision> {
+    let name = ruby::to_s(m.get("name").unwrap_or(&Value::Null));
+    let method_id = method_id(class_name, m)?;
+    let characteristics = array(m, "characteristics");
+    let dependencies = array(m, "dependencies");
+    let side_effect_types: Vec<String> = array(m, "side_effects")
+        .iter()
+        .filter_map(|e| match e {
+            Value::Mapping(e) => e.get("type").filter(|t| !t.is_null()).map(ruby::to_s),
+            _ => None,
+        })
+        .collect();
+    let has_type = |t: &str| side_effect_types.iter().any(|s| s == t);
+
+    let uses_db = characteristics.iter().any(
+        |c| matches!(c, Value::Mapping(c) if ruby::to_s(&dig(c.get("setup"), "type")) == "model"),
+    ) || has_type("cache");
+    let uses_external_http = has_type("external_api")
+        || characteristics.iter().any(|c| match c {
+            Value::Mapping(c) => {
+                ruby::to_s(&dig(c.get("source"), "kind")) == "external"
+                    && is_http_client(&dig(c.get("source"), "class"))
+            }
+            _ => false,
+        });
+    let uses_queue = ["event", "webhook", "email"].iter().any(|t| has_type(t));
+    let is_pure = !uses_db && !uses_external_http && !uses_queue && side_effect_types.is_empty();
+    let loc = loc(metadata, &name);
+    let project_type = inputs.project_type.as_str();
+
+    let base_test_level = if project_type == "library" {
+        "unit"
+    } else {
+        match file_type {
+            "controller" => "request",
+            "job" | "worker" => "integration",
+            _ => "unit",
+        }
+    };
+
+    let mut trace = vec![format!("project_type: {project_type}")];
+    trace.extend(inputs.detected.clone());
+    trace.push(format!("file_type: {file_type}"));
+    trace.push(format!("base_test_level: {base_test_level}"));
+    if !ruby::strip(zone).is_empty() {
+        trace.push(format!("complexity.zone: {zone}"));
+    }
+    if let Some(loc) = loc {
+        trace.push(format!("loc: {loc}"));
+    }
+    if !dependencies.is_empty() {
+        trace.push(format!("dependencies.count: {}", dependencies.len()));
+    }
+    if !side_effect_types.is_empty() {
+        trace.push(format!("side_effects: {}", side_effect_types.join(", ")));
+    }
+    if uses_db {
+        trace.push("uses_db: true (setup.type=model or side_effect cache)".to_string());
+    }
+    if uses_external_http {
+        trace
+            .push("uses_external_http: true (side_effect external_api or HTTP client)".to_string());
+    }
+    if uses_queue {
+        trace.push("uses_queue: true (event/webhook/email)".to_string());
+    }
+    if is_pure {
+        trace.push("is_pure: true (no side effects, no db/http/queue)".to_string());
+    }
+
+    let mut test_level = base_test_level;
+    if is_pure {
+        test_level = "unit";
+    } else if project_type != "library" {
+        if file_type == "controller" {
+            test_level = "request";
+        } else if uses_db {
+            let integrate = loc.is_some_and(|l| l > 20)
+                || zone == "yellow"
+                || zone == "red"
+                || dependencies.len() > 1;
+            if integrate {
+                trace.push(
+                    "rule: uses_db + (loc>20 or zone>=yellow or deps>1) => integration".to_string(),
+                );
+                test_level = "integration";
+            } else {
+                trace.push("rule: uses_db + small/simple => unit (db stubbed)".to_string());
+                test_level = "unit";
+            }
+        }
+    }
+
+    let db = if test_level == "request" {
+        "real"
+    } else if uses_db {
+        if test_level == "integration" {
+            "real"
+        } else {
+            "stubbed"
+        }
+    } else {
+        "none"
+    };
+    let isolation = Isolation {
+        db,
+        external_http: if uses_external_http {
+            "stubbed"
+        } else {
+            "none"
+        },
+        queue: if uses_queue { "stubbed" } else { "none" },
+    };
+
+    let mut confidence = "high";
+    let mut lower = |to: &'static str| {
+        let rank = |c: &str| match c {
+            "high" => 3,
+            "medium" => 2,
+            _ => 1,
+        };
+        if rank(to) < rank(confidence) {
+            confidence = to;
+        }
+    };
+    if zone == "yellow" {
+        lower("medium");
+    }
+    if zone == "red" {
+        lower("low");
+    }
+    if uses_db && uses_external_http {
+        lower("medium");
+    }
+    if loc.is_some_and(|l| (15..=25).contains(&l)) {
+        lower("medium");
+    }
+    // Controller helper methods can look pure; request-vs-unit is ambiguous.
+    if file_type == "controller" && is_pure {
+        lower("low");
+    }
+
+    Some(MethodDecision {
+        method_id,
+        uses_db,
+        uses_external_http,
+        uses_queue,
+        is_pure,
+        test_level: test_level.to_string(),
+        isolation,
+        confidence,
+        decision_trace: trace,
+    })
+}
+
+/// Writes the decisions into the metadata: `target.kind` (in place, or `target` appended),
+/// every decided method's `test_config` (keys `test_level`, `isolation{db, external_http,
+/// queue}`, `confidence`, `decision_trace`), and `automation.isolation_decider_completed:
+/// true`. Returns how many methods now have a `test_config`.
+pub fn apply(metadata: &mut Mapping, decisions: &Decisions) -> usize {
+    let mut target = match metadata.get("target") {
+        Some(Value::Mapping(t)) => t.clone(),
+        _ => Mapping::new(),
+    };
+    crate::metadata::set(&mut target, "kind", Value::from(decisions.file_type));
+    crate::metadata::set(metadata, "target", Value::Mapping(target));
+
+    let mut updated = 0;
+    if let Some(Value::Sequence(methods)) = metadata.get_mut("methods") {
+        for (m, decision) in methods.iter_mut().zip(&decisions.methods) {
+            let (Value::Mapping(m), Some(d)) = (m, decision) else {
+                continue;
+            };
+            crate::metadata::set(m, "test_config", test_config_value(d));
+            updated += 1;
+        }
+    }
+    crate::metadata::mark_completed(metadata, "isolation_decider");
+    updated
+}
+
+fn test_config_value(d: &MethodDecision) -> Value {
+    let mut isolation = Mapping::new();
+    isolation.insert("db".into(), d.isolation.db.into());
+    isolation.insert("external_http".into(), d.isolation.external_http.into());
+    isolation.insert("queue".into(), d.isolation.queue.into());
+    let mut tc = Mapping::new();
+    tc.insert("test_level".into(), d.test_level.as_str().into());
+    tc.insert("isolation".into(), Value::Mapping(isolation));
+    tc.insert("confidence".into(), d.confidence.into());
+    tc.insert(
+        "decision_trace".into(),
+        Value::Sequence(d.decision_trace.iter().map(|s| s.as_str().into()).collect()),
+    );
+    Value::Mapping(tc)
+}
+
+/// What [`detect_project_type`] looks at, found at the project root by the caller.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectFacts {
+    /// The name of a `*.gemspec` file at the root, if any.
+    pub gemspec: Option<String>,
+    /// The Gemfile's text, if there is one.
+    pub gemfile: Option<String>,
+    /// Whether `app/controllers/` exists.
+    pub has_controllers: bool,
+}
+
+/// Detects the project type as `/rspec-init` does (a gemspec → library; `gem 'rails'` or
+/// `gem 'railties'` → rails; roda, hanami, sinatra, grape, jsonapi-serializer or jbuilder →
+/// web; an `app/controllers` folder → web; else service). Returns the type and a trace line
+/// saying why. Commented-out Gemfile lines do not count.
+pub fn detect_project_type(facts: &ProjectFacts) -> (&'static str, String) {
+    let line = |kind: &str, why: &str| format!("project_type detected: {kind} ({why})");
+    if let Some(gemspec) = &facts.gemspec {
+        return (
+            "library",
+            line("library", &format!("{gemspec} at the project root")),
+        );
+    }
+    let gemfile = facts.gemfile.as_deref().unwrap_or_default();
+    let gem = |name: &str| gemfile_has_gem(gemfile, name);
+    for name in ["rails", "railties"] {
+        if gem(name) {
+            return ("rails", line("rails", &format!("Gemfile has gem '{name}'")));
+        }
+    }
+    for name in [
+        "roda",
+        "hanami",
+        "sinatra",
+        "grape",
+        "jsonapi-serializer",
+        "jbuilder",
+    ] {
+        if gem(name) {
+            return ("web", line("web", &format!("Gemfile has gem '{name}'")));
+        }
+    }
+    if facts.has_controllers {
+        return ("web", line("web", "app/controllers exists"));
+    }
+    (
+        "service",
+        line(
+            "service",
+            "no gemspec, no web framework in the Gemfile, no app/controllers",
+        ),
+    )
+}
+
+/// Whether an uncommented Gemfile line has `gem 'name'` or `gem "name"` (the `/rspec-init`
+/// pattern).
+fn gemfile_has_gem(gemfile: &str, name: &str) -> bool {
+    gemfile
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| {
+            ["'", "\""]
+                .iter()
+                .any(|q| l.contains(&format!("gem {q}{name}{q}")))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(text: &str) -> Mapping {
+        match crate::yaml::load(text.as_bytes(), "t.yml").expect("test YAML loads") {
+            Value::Mapping(m) => m,
+            other => panic!("not a mapping: {other:?}"),
+        }
+    }
+
+    fn inputs(project_type: &str) -> Inputs {
+        Inputs {
+            project_type: project_type.to_string(),
+            detected: None,
+        }
+    }
+
+    const PAYMENT: &str = "source_file: app/models/payment.rb\nclass_name: Payment\ncomplexity: {zone: green}\nmethods_to_analyze:\n  - {name: charge, line_range: [10, 40]}\n  - {name: total, line_range: [42, 45]}\nmethods:\n  - name: charge\n    type: instance\n    dependencies: [Gateway]\n    side_effects: [{type: email, behavior_id: x}, {type: external_api, behavior_id: y}]\n    characteristics:\n      - {name: user, setup: {type: model}, source: {kind: internal}}\n  - name: total\n    type: class\n    characteristics: []\n";
+
+    #[test]
+    fn decides_like_the_table() {
+        let d = decide(&map(PAYMENT), &inputs("rails")).expect("decides");
+        assert_eq!(d.file_type, "model");
+        let charge = d.methods[0].as_ref().expect("hash method");
+        assert_eq!(charge.method_id, "Payment#charge");
+        assert_eq!(charge.test_level, "integration");
+        assert_eq!(
+            charge.isolation,
+            Isolation {
+                db: "real",
+                external_http: "stubbed",
+                queue: "stubbed"
+            }
+        );
+        assert_eq!(charge.confidence, "medium");
+        assert_eq!(
+            charge.decision_trace,
+            vec![
+                "project_type: rails",
+                "file_type: model",
+                "base_test_level: unit",
+                "complexity.zone: green",
+                "loc: 31",
+                "dependencies.count: 1",
+                "side_effects: email, external_api",
+                "uses_db: true (setup.type=model or side_effect cache)",
+                "uses_external_http: true (side_effect external_api or HTTP client)",
+                "uses_queue: true (event/webhook/email)",
+                "rule: uses_db + (loc>20 or zone>=yellow or deps>1) => integration",
+            ]
+        );
+        let total = d.methods[1].as_ref().expect("hash method");
+        assert_eq!(total.method_id, "Payment.total");
+        assert_eq!(total.test_level, "unit");
+        assert_eq!(total.confidence, "high");
+        assert!(total.is_pure);
+        assert!(d.low_confidence().is_empty());
+    }
+
+    #[test]
+    fn small_db_methods_are_unit_with_stubbed_db() {
+        let text = PAYMENT
+            .replace("[10, 40]", "[10, 12]")
+            .replace("    dependencies: [Gateway]\n", "")
+            .replace("side_effects: [{type: email, behavior_id: x}, {type: external_api, behavior_id: y}]", "side_effects: []");
+        let d = decide(&map(&text), &inputs("rails")).expect("decides");
+        let charge = d.methods[0].as_ref().expect("hash method");
+        assert_eq!(charge.test_level, "unit");
+        assert_eq!(charge.isolation.db, "stubbed");
+        assert_eq!(
+            charge.decision_trace.last().map(String::as_str),
+            Some("rule: uses_db + small/simple => unit (db stubbed)")
+        );
+    }
+
+    #[test]
+    fn pure_controller_methods_are_low_confidence_and_resolved_by_choice() {
+        let text = "source_file: app/controllers/home_controller.rb\nclass_name: HomeController\nmethods:\n  - {name: index, type: instance}\n  - 7\n";
+        let mut d = decide(&map(text), &inputs("rails")).expect("decides");
+        assert_eq!(d.file_type, "controller");
+        let index = d.methods[0].clone().expect("hash method");
+        assert_eq!(
+            (index.test_level.as_str(), index.confidence),
+            ("unit", "low")
+        );
+        assert_eq!(d.methods[1], None);
+        assert_eq!(d.recommended_action(), "unit");
+        assert_eq!(d.choices().len(), 3);
+        d.resolve("request");
+        let index = d.methods[0].clone().expect("hash method");
+        assert_eq!(
+            (index.test_level.as_str(), index.confidence),
+            ("request", "high")
+        );
+        assert_eq!(index.isolation.db, "real");
+        assert_eq!(
+            index.decision_trace.last().map(String::as_str),
+            Some("user_override_low_confidence: request")
+        );
+    }
+
+    #[test]
+    fn libraries_and_jobs() {
+        let text = "source_file: app/jobs/sync_job.rb\nclass_name: SyncJob\ncomplexity: {zone: red}\nmethods:\n  - name: perform\n    type: instance\n    side_effects: [{type: webhook}]\n";
+        let d = decide(&map(text), &inputs("rails")).expect("decides");
+        let perform = d.methods[0].as_ref().expect("hash method");
+        assert_eq!(
+            (perform.test_level.as_str(), perform.confidence),
+            ("integration", "low")
+        );
+        assert_eq!(d.recommended_action(), "integration");
+        let d = decide(&map(text), &inputs("library")).expect("decides");
+        let perform = d.methods[0].as_ref().expect("hash method");
+        assert_eq!(perform.test_level, "unit");
+        assert_eq!(perform.decision_trace[2], "base_test_level: unit");
+    }
+
+    #[test]
+    fn problems_in_the_original_order() {
+        assert_eq!(
+            decide(&map("class_name: A\nmethods: []\n"), &inputs("rails")),
+            Err(Problem::MissingSourceOrClass)
+        );
+        assert_eq!(
+            decide(
+                &map("source_file: a.rb\nclass_name: A\nmethods: []\n"),
+                &inputs("rails")
+            ),
+            Err(Problem::MissingMethods)
+        );
+        assert_eq!(
+            decide(
+                &map("source_file: a.rb\nclass_name: A\nmethods: [{name: x, type: ' '}]\n"),
+                &inputs("rails")
+            ),
+            Err(Problem::InvalidMethod(0))
+        );
+    }
+
+    #[test]
+    fn apply_keeps_keys_and_order() {
+        let mut m = map("target: {path: x, kind: old}\nsource_file: lib/a.rb\nclass_name: A\nmethods:\n  - {name: x, type: instance, test_config: old, extra: 1}\n  - plain\nautomation: [broken]\nlast: 1\n");
+        let d = decide(&m, &inputs("service")).expect("decides");
+        assert_eq!(apply(&mut m, &d), 1);
+        let text = crate::yaml::to_string(&Value::Mapping(m));
+        assert_eq!(
+            text,
+            "target:\n  path: x\n  kind: lib\nsource_file: lib/a.rb\nclass_name: A\nmethods:\n  - name: x\n    type: instance\n    test_config:\n      test_level: unit\n      isolation:\n        db: none\n        external_http: none\n        queue: none\n      confidence: high\n      decision_trace:\n        - \"project_type: service\"\n        - \"file_type: lib\"\n        - \"base_test_level: unit\"\n        - \"is_pure: true (no side effects, no db/http/queue)\"\n    extra: 1\n  - plain\nautomation:\n  isolation_decider_completed: true\nlast: 1\n"
+        );
+    }
+
+    #[test]
+    fn http_clients_by_name() {
+        assert!(is_http_client(&Value::from("Net::HTTP")));
+        assert!(is_http_client(&Value::from("HttpClient")));
+        assert!(is_http_client(&Value::from("Faraday::Connection")));
+        assert!(!is_http_client(&Value::from("Stripe")));
+        assert!(!is_http_client(&Value::Null));
+    }
+
+    #[test]
+    fn project_type_detection() {
+        let facts = |gemspec: Option<&str>, gemfile: Option<&str>, controllers| ProjectFacts {
+            gemspec: gemspec.map(str::to_string),
+            gemfile: gemfile.map(str::to_string),
+            has_controllers: controllers,
+        };
+        assert_eq!(
+            detect_project_type(&facts(Some("a.gemspec"), Some("gem 'rails'"), true)).0,
+            "library"
+        );
+        assert_eq!(
+            detect_project_type(&facts(
+                None,
+                Some("source 'x'\ngem \"rails\", '~> 7'\n"),
+                false
+            )),
+            (
+                "rails",
+                "project_type detected: rails (Gemfile has gem 'rails')".to_string()
+            )
+        );
+        assert_eq!(
+            detect_project_type(&facts(None, Some("# gem 'rails'\ngem 'sinatra'\n"), false)).0,
+            "web"
+        );
+        assert_eq!(detect_project_type(&facts(None, None, true)).0, "web");
+        assert_eq!(
+            detect_project_type(&facts(None, Some("gem 'rake'\n"), false)).0,
+            "service"
+        );
+    }
+}
