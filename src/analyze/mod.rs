@@ -1,5 +1,545 @@
 //! The code-analyzer stage: per-method characteristics, side effects, dependencies and the
-//! behavior bank, decided from the syntax facts.
+//! behavior bank, decided from the syntax of the method (and the private methods it calls)
+//! instead of by a language model.
+//!
+//! [`analyze`] is pure: facts (parsed with bodies) in, [`FileAnalysis`] out. Each construct
+//! lives in its own file (`guard.rs`, `branch.rs`, `case.rs`, `rescue.rs`, `loops.rs`,
+//! `inline.rs`, `controller.rs`); `condition.rs` types conditions, `outcome.rs` writes
+//! behavior texts, `side_effects.rs` finds side effects, `setup.rs` decides `setup` and
+//! `source`, `grammar.rs` keeps every text within the validator's rules.
+//!
+//! Rules the contract marks [J] get one documented, deterministic answer; each use lowers
+//! the method's `confidence` and is named in its `notes`.
+
+mod branch;
+mod case;
+pub mod condition;
+pub mod controller;
+pub mod flow;
+pub mod grammar;
+mod guard;
+mod inline;
+mod loops;
+pub mod model;
+pub mod outcome;
+mod rescue;
+pub mod setup;
+pub mod side_effects;
+pub mod types;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::config::SideEffectRule;
+use crate::index::{FileFacts, MethodFacts, MethodKind, Visibility};
+
+use flow::{End, MethodCx, Walker};
+use model::{BehaviorDraft, BehaviorKind, MethodAnalysis};
+use outcome::TextContext;
+use types::{Lookup, TypeEnv};
 
 /// The side-effect types of the contract.
 pub const SIDE_EFFECT_TYPES: &[&str] = &["email", "webhook", "cache", "event", "external_api"];
+
+/// A method to analyze.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selected {
+    /// Its name.
+    pub name: String,
+    /// Instance or singleton, when known (`methods_to_analyze[].type`).
+    pub kind: Option<MethodKind>,
+    /// Passed through from discovery.
+    pub method_mode: String,
+}
+
+/// What to analyze.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// The file's facts, extracted with bodies.
+    pub facts: &'a FileFacts,
+    /// The class under analysis.
+    pub class_name: String,
+    /// The methods, in order.
+    pub methods: Vec<Selected>,
+    /// The project root, for finding classes by their Rails path.
+    pub root: Option<PathBuf>,
+    /// Extra side-effect rules from the config.
+    pub rules: &'a [SideEffectRule],
+    /// For controllers: `ApplicationController`'s facts (with bodies), if found.
+    pub parent_controller: Option<&'a FileFacts>,
+}
+
+/// One entry of the behavior bank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Behavior {
+    /// Stable snake_case id.
+    pub id: String,
+    /// The `it` text.
+    pub description: String,
+    /// `terminal`, `success` or `side_effect`.
+    pub kind: BehaviorKind,
+    /// The side-effect type.
+    pub subtype: Option<&'static str>,
+    /// How many references.
+    pub used_by: usize,
+}
+
+/// The analysis of a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileAnalysis {
+    /// The class analyzed.
+    pub class_name: String,
+    /// One per requested method found.
+    pub methods: Vec<MethodAnalysis>,
+    /// The behavior bank.
+    pub behaviors: Vec<Behavior>,
+    /// Requested methods that were not found, and similar problems.
+    pub warnings: Vec<String>,
+}
+
+impl FileAnalysis {
+    /// The id of a behavior (by its text).
+    pub fn id_of(&self, draft: &BehaviorDraft) -> Option<&str> {
+        self.behaviors
+            .iter()
+            .find(|b| b.description == draft.description)
+            .map(|b| b.id.as_str())
+    }
+}
+
+/// Core classes, errors and framework namespaces that are not dependencies to stub.
+const CORE: &[&str] = &[
+    "Time",
+    "Date",
+    "DateTime",
+    "Integer",
+    "Float",
+    "String",
+    "Symbol",
+    "Hash",
+    "Array",
+    "Rails",
+    "ENV",
+    "Kernel",
+    "Math",
+    "JSON",
+    "BigDecimal",
+    "Struct",
+    "Set",
+    "Comparable",
+    "I18n",
+    "Logger",
+    "Object",
+    "Class",
+    "Module",
+    "Proc",
+    "Regexp",
+    "Range",
+    "NilClass",
+    "TrueClass",
+    "FalseClass",
+    "StandardError",
+    "ArgumentError",
+    "RuntimeError",
+    "NotImplementedError",
+    "KeyError",
+    "TypeError",
+    "NoMethodError",
+    "ActiveRecord",
+    "ActiveSupport",
+    "ActiveModel",
+    "ActionController",
+    "ActionDispatch",
+    "ActiveJob",
+    "URI",
+    "CGI",
+    "Base64",
+    "SecureRandom",
+    "Digest",
+    "File",
+    "Dir",
+    "IO",
+    "Pathname",
+];
+
+/// Analyzes the requested methods of a file.
+pub fn analyze(request: &Request<'_>) -> FileAnalysis {
+    let lookup = Lookup::new(request.root.clone(), request.facts);
+    let controller = request.class_name.ends_with("Controller")
+        || request.facts.path.contains("app/controllers/");
+    let mut methods = Vec::new();
+    let mut warnings = Vec::new();
+    for selected in &request.methods {
+        let found = request.facts.methods.iter().find(|m| {
+            m.owner == request.class_name
+                && m.name == selected.name
+                && !m.dynamic
+                && selected.kind.is_none_or(|k| k == m.kind)
+        });
+        let Some(method) = found else {
+            warnings.push(format!(
+                "{}: no method `{}` in {}; it was not analyzed",
+                request.facts.path, selected.name, request.class_name
+            ));
+            continue;
+        };
+        methods.push(analyze_method(
+            request, method, selected, &lookup, controller,
+        ));
+    }
+    let behaviors = bank(&methods);
+    FileAnalysis {
+        class_name: request.class_name.clone(),
+        methods,
+        behaviors,
+        warnings,
+    }
+}
+
+fn analyze_method(
+    request: &Request<'_>,
+    method: &MethodFacts,
+    selected: &Selected,
+    lookup: &Lookup,
+    controller: bool,
+) -> MethodAnalysis {
+    let facts = request.facts;
+    let class = request.class_name.as_str();
+    let initialize = facts
+        .methods
+        .iter()
+        .find(|m| m.owner == class && m.name == "initialize" && m.kind == MethodKind::Instance);
+    let privates: Vec<&MethodFacts> = facts
+        .methods
+        .iter()
+        .filter(|m| {
+            m.owner == class
+                && m.kind == method.kind
+                && m.visibility != Visibility::Public
+                && !m.dynamic
+        })
+        .collect();
+    let cx = MethodCx {
+        facts,
+        method,
+        class_name: class,
+        env: TypeEnv::build(method, initialize, lookup),
+        lookup,
+        text: TextContext {
+            class_name: class,
+            method_name: &method.name,
+            controller,
+        },
+        privates,
+    };
+    let mut walker = Walker::new(&cx);
+    let mut stmts = method
+        .body
+        .as_deref()
+        .map(flow::statements)
+        .unwrap_or_default();
+    if controller && method.kind == MethodKind::Instance {
+        let ccx = controller::ControllerCx {
+            facts,
+            class,
+            parent: request.parent_controller,
+        };
+        let (guards, used) = controller::callback_guards(&ccx, &method.name);
+        if !guards.is_empty() {
+            walker.notes.push(format!(
+                "before_action callbacks run first: {}",
+                used.join(", ")
+            ));
+            let mut all = guards;
+            all.extend(stmts);
+            stmts = all;
+        }
+    }
+    let end = walker.seq(&stmts, flow::At::root(), true);
+    let outcome = match &end {
+        End::Done(o) | End::Exited(o) if walker.chars.is_empty() => Some(o.behavior(false)),
+        _ => None,
+    };
+    // Every leaf needs a behavior; the walker gives one on every path it understands.
+    for slot in walker.leaves_without_behavior() {
+        let fallback = match &end {
+            End::Done(o) | End::Exited(o) => o.clone(),
+            End::Branched => outcome::Outcome {
+                description: "continues".to_string(),
+                failure: false,
+                guessed: true,
+            },
+        };
+        walker.guess(
+            0.9,
+            "a leaf without its own outcome takes the method's final outcome",
+        );
+        walker.set_leaf(slot, &fallback, false);
+    }
+    walker.clear_intermediate_behaviors();
+
+    // Side effects: the method and the private methods it absorbs.
+    let absorbed = crate::discover::deps::absorbed(
+        &facts.methods,
+        facts
+            .methods
+            .iter()
+            .position(|m| std::ptr::eq(m, method))
+            .unwrap_or(0),
+    );
+    let mut bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
+    for i in &absorbed {
+        if let Some(body) = facts.methods.get(*i).and_then(|m| m.body.as_deref()) {
+            bodies.push(body);
+        }
+    }
+    let mut effects = side_effects::collect(&bodies, &cx.env, lookup, request.rules, class);
+    let leaf_texts: BTreeSet<String> = walker
+        .chars
+        .iter()
+        .flat_map(|c| &c.values)
+        .filter_map(|v| v.behavior.as_ref())
+        .map(|b| b.description.clone())
+        .chain(outcome.iter().map(|b| b.description.clone()))
+        .collect();
+    effects.retain(|e| !leaf_texts.contains(&e.behavior.description));
+
+    let dependencies = dependencies(method, &absorbed, facts, &cx.env, lookup, class);
+    let confidence = (walker.confidence * 100.0).round() / 100.0;
+    MethodAnalysis {
+        name: method.name.clone(),
+        kind: if method.kind == MethodKind::Singleton {
+            "class"
+        } else {
+            "instance"
+        },
+        method_mode: selected.method_mode.clone(),
+        characteristics: walker.chars,
+        side_effects: effects,
+        dependencies,
+        confidence: confidence.max(0.3),
+        notes: walker.notes,
+        outcome,
+    }
+}
+
+/// Classes the method uses: constants it and its absorbed methods reference (not its own
+/// class, core classes or exceptions it raises), and classes of its typed parameters.
+fn dependencies(
+    method: &MethodFacts,
+    absorbed: &[usize],
+    facts: &FileFacts,
+    env: &TypeEnv,
+    lookup: &Lookup,
+    own: &str,
+) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    let methods =
+        std::iter::once(method).chain(absorbed.iter().filter_map(|&i| facts.methods.get(i)));
+    for m in methods {
+        for c in &m.constants {
+            let root = c.path.split("::").next().unwrap_or(&c.path);
+            let is_error = c.path.ends_with("Error")
+                || c.path.ends_with("Exception")
+                || c.path.ends_with("Invalid");
+            if c.path == own
+                || CORE.contains(&root)
+                || is_error
+                || c.path.starts_with(&format!("{own}::"))
+            {
+                continue;
+            }
+            out.insert(c.path.clone());
+        }
+        for p in &m.params {
+            if let Some(types::VarType::Instance(class)) = env.var(&p.name) {
+                if class != own {
+                    out.insert(class.clone());
+                }
+            }
+        }
+        for ivar in m.ivars.iter() {
+            if let Some(types::VarType::Instance(class)) = env.ivar(ivar, lookup) {
+                if class != own && !CORE.contains(&class.as_str()) {
+                    out.insert(class);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Builds the behavior bank: one entry per distinct text, in order of first use; ids are
+/// slugs of the text, made unique with `_2`, `_3` when two texts slug alike.
+fn bank(methods: &[MethodAnalysis]) -> Vec<Behavior> {
+    let mut bank: Vec<Behavior> = Vec::new();
+    let mut add = |draft: &BehaviorDraft| {
+        if let Some(existing) = bank.iter_mut().find(|b| b.description == draft.description) {
+            existing.used_by += 1;
+            return;
+        }
+        let base = grammar::behavior_id(&draft.description);
+        let mut id = base.clone();
+        let mut n = 2;
+        while bank.iter().any(|b| b.id == id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        bank.push(Behavior {
+            id,
+            description: draft.description.clone(),
+            kind: draft.kind,
+            subtype: draft.subtype,
+            used_by: 1,
+        });
+    };
+    for m in methods {
+        for c in &m.characteristics {
+            for v in &c.values {
+                if let Some(b) = &v.behavior {
+                    add(b);
+                }
+            }
+        }
+        for e in &m.side_effects {
+            add(&e.behavior);
+        }
+        if let Some(o) = &m.outcome {
+            add(o);
+        }
+    }
+    bank
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::index::{extract_with, ExtractOptions};
+
+    /// Analyzes one method of a source string (no project root).
+    pub fn analyze_one(src: &str, method: &str) -> MethodAnalysis {
+        let facts = extract_with(
+            "app/services/x.rb",
+            src.as_bytes(),
+            &ExtractOptions { bodies: true },
+        );
+        let class = facts
+            .methods
+            .iter()
+            .find(|m| m.name == method)
+            .map(|m| m.owner.clone())
+            .expect("method");
+        let request = Request {
+            facts: &facts,
+            class_name: class,
+            methods: vec![Selected {
+                name: method.to_string(),
+                kind: None,
+                method_mode: "new".to_string(),
+            }],
+            root: None,
+            rules: &[],
+            parent_controller: None,
+        };
+        analyze(&request)
+            .methods
+            .into_iter()
+            .next()
+            .expect("analyzed")
+    }
+
+    /// One line per characteristic: `level name [type] value:desc -> success | value:desc => terminal`.
+    pub fn flat(m: &MethodAnalysis) -> Vec<String> {
+        m.characteristics
+            .iter()
+            .map(|c| {
+                let values: Vec<String> = c
+                    .values
+                    .iter()
+                    .map(|v| {
+                        let mut s =
+                            format!("{}:{}", crate::yaml::ruby_to_s(&v.value), v.description);
+                        if let Some(b) = &v.behavior {
+                            s.push_str(if v.terminal { " => " } else { " -> " });
+                            s.push_str(&b.description);
+                        }
+                        s
+                    })
+                    .collect();
+                format!(
+                    "{} {} [{}] {}",
+                    c.level,
+                    c.name,
+                    c.kind.as_str(),
+                    values.join(" | ")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_method_without_conditions_has_an_outcome() {
+        let m = analyze_one(
+            "class Payment\n  def total_with_fee\n    amount_cents + calculate_fee\n  end\nend\n",
+            "total_with_fee",
+        );
+        assert!(m.characteristics.is_empty());
+        assert_eq!(
+            m.outcome.map(|o| o.description),
+            Some("returns amount_cents + calculate_fee".to_string())
+        );
+    }
+
+    #[test]
+    fn bank_ids_are_unique_and_counted() {
+        let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
+        let facts = extract_with(
+            "app/models/a.rb",
+            src.as_bytes(),
+            &ExtractOptions { bodies: true },
+        );
+        let request = Request {
+            facts: &facts,
+            class_name: "A".into(),
+            methods: vec![
+                Selected {
+                    name: "a".into(),
+                    kind: None,
+                    method_mode: "new".into(),
+                },
+                Selected {
+                    name: "b".into(),
+                    kind: None,
+                    method_mode: "new".into(),
+                },
+                Selected {
+                    name: "missing".into(),
+                    kind: None,
+                    method_mode: "new".into(),
+                },
+            ],
+            root: None,
+            rules: &[],
+            parent_controller: None,
+        };
+        let analysis = analyze(&request);
+        let bank: Vec<(String, usize)> = analysis
+            .behaviors
+            .iter()
+            .map(|b| (b.id.clone(), b.used_by))
+            .collect();
+        // In order of first reference: `a`'s present value (returns 1) comes before its nil value.
+        assert_eq!(
+            bank,
+            vec![
+                ("returns_1".into(), 1),
+                ("returns_nil".into(), 2),
+                ("returns_2".into(), 1)
+            ]
+        );
+        assert_eq!(
+            analysis.warnings,
+            vec!["app/models/a.rb: no method `missing` in A; it was not analyzed".to_string()]
+        );
+    }
+}

@@ -82,7 +82,56 @@ pub struct ClassFacts {
     pub nesting: Vec<String>,
     /// Whether the body runs `extend ActiveSupport::Concern`.
     pub concern: bool,
+    /// Class-level DSL calls the analyzer needs (`before_action`, callbacks, `enum`,
+    /// `aasm`, `rescue_from`, associations), in source order.
+    pub dsl: Vec<DslCall>,
 }
+
+/// A class-level call such as `before_action :authenticate_user!, only: %i[show]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DslCall {
+    /// The method called (`before_action`).
+    pub name: String,
+    /// Symbol and string arguments (`authenticate_user!`).
+    pub args: Vec<String>,
+    /// Keyword options with symbol or string values (`only: [show]`, `if: admin?`).
+    pub options: Vec<(String, Vec<String>)>,
+    /// Line.
+    pub line: u32,
+}
+
+/// Class-level calls recorded in [`ClassFacts::dsl`].
+pub const DSL_CALLS: &[&str] = &[
+    "before_action",
+    "prepend_before_action",
+    "after_action",
+    "around_action",
+    "skip_before_action",
+    "before_validation",
+    "after_validation",
+    "before_save",
+    "after_save",
+    "before_create",
+    "after_create",
+    "before_update",
+    "after_update",
+    "before_destroy",
+    "after_destroy",
+    "after_commit",
+    "after_create_commit",
+    "after_update_commit",
+    "after_destroy_commit",
+    "after_save_commit",
+    "enum",
+    "aasm",
+    "state_machine",
+    "workflow",
+    "rescue_from",
+    "belongs_to",
+    "has_many",
+    "has_one",
+    "has_and_belongs_to_many",
+];
 
 /// Instance or singleton method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -139,6 +188,10 @@ pub struct MethodFacts {
     /// `@payment.charge`, `order.total` as `order.total`), sorted and unique: the basis of
     /// type-by-name inference. Read them with [`MethodFacts::receiver_calls`].
     pub receiver_calls: Names,
+    /// The body as a small owned tree, when the index was asked for bodies.
+    pub body: Option<Box<crate::index::body::Node>>,
+    /// Default values of optional parameters, when the index was asked for bodies.
+    pub param_defaults: Vec<(String, crate::index::body::Node)>,
 }
 
 impl MethodFacts {

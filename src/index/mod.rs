@@ -1,6 +1,7 @@
 //! The Ruby index: walk → read → parse (ruby-prism) → [`FileFacts`]. The only module that
 //! sees syntax trees; every tree lives and dies inside one parallel task.
 
+pub mod body;
 mod dispatch;
 pub mod facts;
 mod loc;
@@ -11,7 +12,7 @@ pub mod walk;
 use std::path::Path;
 
 pub use facts::*;
-pub use parse::{digest_normalized, extract};
+pub use parse::{digest_normalized, extract, extract_with, ExtractOptions};
 pub use walk::{Scope, SourceFile};
 
 use rayon::prelude::*;

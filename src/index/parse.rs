@@ -6,23 +6,36 @@
 
 use ruby_prism::{Node, Visit};
 
+use super::body::Converter;
 use super::dispatch::dispatch;
 use super::facts::{
-    ClassFacts, ConstRef, Diagnostic, FileFacts, MethodFacts, MethodKind, Names, NamespaceKind,
-    Param, ParamKind, Visibility,
+    ClassFacts, ConstRef, Diagnostic, DslCall, FileFacts, MethodFacts, MethodKind, Names,
+    NamespaceKind, Param, ParamKind, Visibility, DSL_CALLS,
 };
 use super::loc;
 
 /// How deep the extractor follows the syntax tree. Real code stays far below this; prism
 /// itself stops at a similar nesting depth, but long operator or call chains (`a + a + ...`)
 /// build left-deep trees that are not limited by prism.
-pub const MAX_TREE_DEPTH: usize = 1_500;
+pub(crate) const MAX_TREE_DEPTH: usize = 1_500;
 
 /// How many parse diagnostics are kept per file (the total is counted).
 pub const MAX_DIAGNOSTICS: usize = 20;
 
+/// What to extract besides the always-present facts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExtractOptions {
+    /// Keep each method's body as a [`super::body::Node`] tree (for the analyzer).
+    pub bodies: bool,
+}
+
 /// Parses `source` and extracts its facts. `path` is only recorded, never opened.
 pub fn extract(path: &str, source: &[u8]) -> FileFacts {
+    extract_with(path, source, &ExtractOptions::default())
+}
+
+/// Like [`extract`], with options.
+pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> FileFacts {
     let mut facts = FileFacts {
         path: path.to_string(),
         utf8: std::str::from_utf8(source).is_ok(),
@@ -65,6 +78,7 @@ pub fn extract(path: &str, source: &[u8]) -> FileFacts {
 
     let mut ex = Extractor {
         source,
+        options: *options,
         classes: Vec::new(),
         methods: Vec::new(),
         depth: 0,
@@ -153,6 +167,7 @@ impl Ctx {
 
 struct Extractor<'s> {
     source: &'s [u8],
+    options: ExtractOptions,
     classes: Vec<ClassFacts>,
     methods: Vec<MethodFacts>,
     depth: usize,
@@ -381,6 +396,7 @@ impl Extractor<'_> {
             line_range,
             nesting: nesting.clone(),
             concern: false,
+            dsl: Vec::new(),
         });
         let mut inner = Ctx {
             owner: name,
@@ -478,6 +494,14 @@ impl Extractor<'_> {
                 }
                 return;
             }
+            if let Some(scope) = ctx.scope {
+                if DSL_CALLS.iter().any(|d| d.as_bytes() == name) {
+                    let dsl = self.dsl_call(name, &args, call);
+                    if let Some(class) = self.classes.get_mut(scope) {
+                        class.dsl.push(dsl);
+                    }
+                }
+            }
             if name == b"extend"
                 && args
                     .iter()
@@ -526,6 +550,45 @@ impl Extractor<'_> {
                 }
                 self.body(&body, &mut inner);
             }
+        }
+    }
+
+    fn dsl_call(&self, name: &[u8], args: &[Node<'_>], call: &ruby_prism::CallNode<'_>) -> DslCall {
+        let mut plain = Vec::new();
+        let mut options = Vec::new();
+        for arg in args {
+            if let Some(text) = literal_name(arg) {
+                plain.push(text);
+            } else if let Some(hash) = arg.as_keyword_hash_node() {
+                for element in &hash.elements() {
+                    if let Some(assoc) = element.as_assoc_node() {
+                        if let Some(key) = literal_name(&assoc.key()) {
+                            options.push((key, literal_names(&assoc.value())));
+                        }
+                    }
+                }
+            } else if let Some(hash) = arg.as_hash_node() {
+                for element in &hash.elements() {
+                    if let Some(assoc) = element.as_assoc_node() {
+                        if let Some(key) = literal_name(&assoc.key()) {
+                            options.push((key, literal_names(&assoc.value())));
+                        }
+                    }
+                }
+            } else if let Some(array) = arg.as_array_node() {
+                plain.extend(array.elements().iter().filter_map(|e| literal_name(&e)));
+            } else {
+                let (path, _) = const_path_text(arg);
+                if !path.is_empty() {
+                    plain.push(path);
+                }
+            }
+        }
+        DslCall {
+            name: bytes_to_string(name),
+            args: plain,
+            options,
+            line: line_of(call.location().start_line()),
         }
     }
 
@@ -693,6 +756,39 @@ impl Extractor<'_> {
             collector.receiver_calls.iter().map(Vec::as_slice).collect();
         let receiver_calls = Names::from_unsorted(&mut receivers);
         let nested_defs = collector.nested_defs;
+        let (body, param_defaults) = if self.options.bodies {
+            let mut converter = Converter {
+                source: self.source,
+                depth: self.depth,
+            };
+            let body = def.body().map(|b| Box::new(converter.convert(&b)));
+            let defaults = def
+                .parameters()
+                .map(|p| {
+                    let mut out = Vec::new();
+                    for opt in &p.optionals() {
+                        if let Some(o) = opt.as_optional_parameter_node() {
+                            out.push((
+                                bytes_to_string(o.name().as_slice()),
+                                converter.convert(&o.value()),
+                            ));
+                        }
+                    }
+                    for kw in &p.keywords() {
+                        if let Some(k) = kw.as_optional_keyword_parameter_node() {
+                            out.push((
+                                bytes_to_string(k.name().as_slice()),
+                                converter.convert(&k.value()),
+                            ));
+                        }
+                    }
+                    out
+                })
+                .unwrap_or_default();
+            (body, defaults)
+        } else {
+            (None, Vec::new())
+        };
         self.methods.push(MethodFacts {
             name,
             owner,
@@ -707,6 +803,8 @@ impl Extractor<'_> {
             constants,
             ivars,
             receiver_calls,
+            body,
+            param_defaults,
         });
         for nested in &nested_defs {
             self.def(nested, ctx, None, true);
@@ -759,6 +857,27 @@ fn mode_visibility(mode: Mode) -> Visibility {
         Mode::Protected => Visibility::Protected,
         Mode::Private => Visibility::Private,
     }
+}
+
+/// The text of a symbol or string literal.
+fn literal_name(node: &Node<'_>) -> Option<String> {
+    if let Some(sym) = node.as_symbol_node() {
+        return Some(bytes_to_string(sym.unescaped()));
+    }
+    node.as_string_node()
+        .map(|s| bytes_to_string(s.unescaped()))
+}
+
+/// The symbols and strings of a literal or an array of literals.
+fn literal_names(node: &Node<'_>) -> Vec<String> {
+    if let Some(array) = node.as_array_node() {
+        return array
+            .elements()
+            .iter()
+            .filter_map(|e| literal_name(&e))
+            .collect();
+    }
+    literal_name(node).into_iter().collect()
 }
 
 /// Ruby makes these private whatever section they are in.

@@ -1,0 +1,131 @@
+//! `if`/`unless`/`elsif`/ternaries that do not merely guard (contract §5 rules 4, 5, 8, 14).
+//!
+//! Each branch runs under its value, one level deeper; a branch that ends the method
+//! makes its value a leaf (terminal when it exits or returns a failure). An `elsif` is a
+//! conditional inside the `else` value, so chains on different subjects nest; a chain that
+//! compares one subject with literals (`if status == "a" elsif status == "b"`) is one
+//! enum, handled by `case.rs`. In the middle of a method, when exactly one branch carries
+//! on, the rest of the method nests under it.
+//!
+//! Example: `if result.success? ... else ... end` → `charge_result` with `true` (the
+//! success path) and `false` (its failure result).
+
+use crate::index::body::{If, Node};
+
+use super::flow::{statements, At, End, Slot, Walker};
+
+impl Walker<'_> {
+    /// Handles an `if` that is not a guard.
+    pub fn branch(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> End {
+        if let Some(end) = self.equality_chain(node, rest, at, tail) {
+            return end;
+        }
+        let slots = self.condition(&node.cond, at, node.lines, false);
+        let (then_slots, else_slots) = if node.unless {
+            (slots.falsy, slots.truthy)
+        } else {
+            (slots.truthy, slots.falsy)
+        };
+        let last = rest.is_empty();
+        let branch_tail = tail && last;
+        let mut continuing: Vec<(Slot, End)> = Vec::new();
+        let then_body = statements(&node.then);
+        let else_body = node.els.as_ref().map(statements);
+        for (slots, body) in [(then_slots, Some(then_body)), (else_slots, else_body)] {
+            for slot in slots {
+                let end = match &body {
+                    Some(stmts) => self.seq(stmts, self.under(slot), branch_tail),
+                    None => End::Done(self.empty_outcome(branch_tail)),
+                };
+                match &end {
+                    End::Exited(_) | End::Branched => self.finish(slot, &end, true),
+                    End::Done(_) if branch_tail => self.finish(slot, &end, true),
+                    End::Done(_) => continuing.push((slot, end)),
+                }
+            }
+        }
+        self.carry_on(continuing, rest, at, tail)
+    }
+
+    /// After a conditional in the middle of a method: the rest nests under the one value
+    /// that carries on, or sits beside the conditional when several do.
+    pub fn carry_on(
+        &mut self,
+        continuing: Vec<(Slot, End)>,
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
+        match continuing.as_slice() {
+            [] => End::Branched,
+            [(slot, _)] => {
+                let end = self.seq(rest, self.under(*slot), tail);
+                self.finish(*slot, &end, tail);
+                End::Branched
+            }
+            many => {
+                self.guess(0.9, "several branches carry on: the rest of the method is placed beside the conditional");
+                let end = self.seq(rest, at, tail);
+                for (slot, own) in many {
+                    // A branch that does nothing ends like the rest of the method; one that
+                    // does something is described by what it does.
+                    if matches!(own, End::Done(o) if o.description == super::flow::NOTHING_MORE) {
+                        self.finish(*slot, &end, tail);
+                    } else {
+                        self.finish(*slot, own, false);
+                    }
+                }
+                end
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn if_else_in_return_position() {
+        let m = analyze_one(
+            "class PaymentsController < ApplicationController\n  def create\n    @payment = Payment.new(payment_params)\n    if @payment.save\n      redirect_to @payment\n    else\n      render :new, status: :unprocessable_entity\n    end\n  end\nend\n",
+            "create",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 payment_save [boolean] true:payment save succeeds -> redirects to payment | false:payment save fails => renders new template with 422 status",
+            ]
+        );
+    }
+
+    #[test]
+    fn elsif_on_different_subjects_nests_under_else() {
+        let m = analyze_one(
+            "class Order\n  def discount_for(user)\n    if user.admin?\n      total_cents\n    elsif total_cents >= 10_000\n      (total_cents * 0.1).round\n    else\n      0\n    end\n  end\nend\n",
+            "discount_for",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 user_admin [boolean] true:admin user -> returns the total cents | false:NOT admin user",
+                "2 total_cents [range] at_least:at least 10000 -> returns (total_cents * 0.1).round | below:below 10000 -> returns 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn and_nests_the_second_condition_under_the_first() {
+        let m = analyze_one(
+            "class P\n  def refundable?\n    if completed? && recent?\n      true\n    else\n      false\n    end\n  end\nend\n",
+            "refundable?",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 completed [boolean] true:completed | false:NOT completed => returns false",
+                "2 recent [boolean] true:recent -> returns true | false:NOT recent => returns false",
+            ]
+        );
+    }
+}

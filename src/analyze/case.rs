@@ -1,0 +1,254 @@
+//! `case/when`, `case/in`, and `if/elsif` chains comparing one subject with literals
+//! (contract §5 rules 6, 9.4, 10, 16): one enum characteristic with a value per literal
+//! (`when "shipped", "delivered"` gives two), plus `other` for the `else` branch or, when
+//! there is none, for the values no branch names (the implicit path that returns nil or
+//! carries on). A `case` without a subject is an `if/elsif` chain. The type is
+//! `sequential` when the class declares a state machine (`aasm`, `state_machine`,
+//! `workflow`) and the subject is its state; deciding that states have an order without a
+//! state machine is judgement ([J]): we keep `enum`.
+//!
+//! Example (the seed's `PaymentProcessor#process`): `case payment.status` with
+//! `when "completed" then return ...` and `when "failed" then return ...` gives
+//! `payment_status` with terminal `completed` and `failed`, and `other` carrying on to
+//! the gateway call, whose characteristic nests under it.
+
+use crate::index::body::{Case, If, Node, When};
+use crate::yaml::Value;
+
+use super::condition;
+use super::flow::{statements, At, End, Slot, Walker};
+use super::model::{CharType, Source};
+
+impl Walker<'_> {
+    /// Handles a `case`.
+    pub fn case(&mut self, case: &Case, rest: &[Node], at: At, tail: bool) -> End {
+        let Some(subject) = &case.subject else {
+            // `case` without a subject: `when cond` is `elsif cond`.
+            let chain = case_to_if(case);
+            return match &chain {
+                Node::If(i) => self.branch(i, rest, at, tail),
+                _ => self.seq(std::slice::from_ref(&chain), at, tail),
+            };
+        };
+        let arms: Vec<(Vec<(Value, String)>, Node)> = case
+            .whens
+            .iter()
+            .map(|w| {
+                (
+                    w.conds.iter().map(condition::when_value).collect(),
+                    w.body.clone(),
+                )
+            })
+            .collect();
+        if case.pattern {
+            self.guess(
+                0.9,
+                "`case/in` patterns are listed as enum values by their text",
+            );
+        }
+        self.enum_arms(subject, arms, case.els.as_ref(), case.lines, rest, at, tail)
+    }
+
+    /// `if x == "a" ... elsif x == "b" ... else ... end` on one subject → one enum.
+    pub fn equality_chain(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> Option<End> {
+        if node.unless || node.ternary {
+            return None;
+        }
+        let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
+        let mut subject: Option<Node> = None;
+        let mut current = node;
+        let els: Option<Node>;
+        loop {
+            let (s, lit) = equality(&current.cond)?;
+            match &subject {
+                None => subject = Some(s.clone()),
+                Some(prev) if prev.render() == s.render() => {}
+                Some(_) => return None,
+            }
+            arms.push((vec![condition::when_value(lit)], current.then.clone()));
+            match &current.els {
+                Some(Node::If(next)) if next.elsif => current = next,
+                other => {
+                    els = other.clone();
+                    break;
+                }
+            }
+        }
+        if arms.len() < 2 {
+            return None;
+        }
+        let subject = subject?;
+        Some(self.enum_arms(&subject, arms, els.as_ref(), node.lines, rest, at, tail))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enum_arms(
+        &mut self,
+        subject: &Node,
+        arms: Vec<(Vec<(Value, String)>, Node)>,
+        els: Option<&Node>,
+        lines: (u32, u32),
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
+        let (name, words) = condition::case_subject(subject, &self.cx.env);
+        let mut values: Vec<(Value, String)> = Vec::new();
+        let mut bodies: Vec<Node> = Vec::new();
+        for (literals, body) in &arms {
+            for (value, desc) in literals {
+                if values.iter().any(|(v, _)| v == value) {
+                    continue;
+                }
+                values.push((value.clone(), desc.clone()));
+                bodies.push(body.clone());
+            }
+        }
+        let other_desc = if els.is_some() {
+            format!("other {words}")
+        } else {
+            format!("any other {words}")
+        };
+        values.push((Value::String("other".to_string()), other_desc));
+        let other_body = els.cloned();
+        let kind = if self.state_machine_subject(subject) {
+            CharType::Sequential
+        } else {
+            CharType::Enum
+        };
+        let (setup, _) =
+            super::setup::setup(subject, &self.cx.env, self.cx.lookup, self.cx.class_name);
+        let private_source = |n: &str| self.private_source(n);
+        let source = match super::setup::source(
+            subject,
+            &self.cx.env,
+            self.cx.lookup,
+            self.cx.class_name,
+            &private_source,
+        ) {
+            Source::External { class, method } => Source::External { class, method },
+            Source::Internal => Source::Internal,
+        };
+        let index = self.push_char(
+            name, words, kind, values, source, setup, at, lines, None, None,
+        );
+        let last = rest.is_empty();
+        let branch_tail = tail && last;
+        let mut continuing: Vec<(Slot, End)> = Vec::new();
+        let count = bodies.len();
+        for (vi, body) in bodies
+            .iter()
+            .chain(std::iter::once(
+                &other_body.clone().unwrap_or(Node::Seq(Vec::new())),
+            ))
+            .enumerate()
+        {
+            let slot = (index, vi);
+            let is_other = vi == count;
+            let end = if is_other && other_body.is_none() {
+                End::Done(self.empty_outcome(branch_tail))
+            } else {
+                self.seq(&statements(body), self.under(slot), branch_tail)
+            };
+            match &end {
+                End::Exited(_) | End::Branched => self.finish(slot, &end, true),
+                End::Done(_) if branch_tail => self.finish(slot, &end, true),
+                End::Done(_) => continuing.push((slot, end)),
+            }
+        }
+        self.carry_on(continuing, rest, at, tail)
+    }
+
+    fn state_machine_subject(&self, subject: &Node) -> bool {
+        let is_state = match subject {
+            Node::Call(c) => matches!(
+                c.name.as_str(),
+                "state" | "status" | "aasm_state" | "workflow_state" | "current_state"
+            ),
+            _ => false,
+        };
+        is_state
+            && self.cx.facts.classes.iter().any(|c| {
+                c.dsl
+                    .iter()
+                    .any(|d| matches!(d.name.as_str(), "aasm" | "state_machine" | "workflow"))
+            })
+    }
+}
+
+/// `x == lit` or `lit == x`: the subject and the literal.
+fn equality(cond: &Node) -> Option<(&Node, &Node)> {
+    let Node::Call(c) = cond else { return None };
+    if c.name != "==" {
+        return None;
+    }
+    let lhs = c.recv.as_ref()?;
+    let rhs = c.args.first()?;
+    let is_lit = |n: &Node| matches!(n, Node::Str(_) | Node::Sym(_) | Node::Int(_));
+    if is_lit(rhs) {
+        Some((lhs, rhs))
+    } else if is_lit(lhs) {
+        Some((rhs, lhs))
+    } else {
+        None
+    }
+}
+
+/// `case; when a then x; when b then y; else z; end` → `if a; x; elsif b; y; else z; end`.
+fn case_to_if(case: &Case) -> Node {
+    let mut tail: Option<Node> = case.els.clone();
+    for (i, w) in case.whens.iter().enumerate().rev() {
+        let cond = join_or(w);
+        tail = Some(Node::If(Box::new(If {
+            cond,
+            then: w.body.clone(),
+            els: tail,
+            unless: false,
+            modifier: false,
+            ternary: false,
+            elsif: i > 0,
+            lines: (w.line, w.line),
+        })));
+    }
+    tail.unwrap_or(Node::Nil)
+}
+
+fn join_or(w: &When) -> Node {
+    let mut conds = w.conds.iter().cloned();
+    let first = conds.next().unwrap_or(Node::True);
+    conds.fold(first, |acc, c| Node::Or(Box::new(acc), Box::new(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn case_when_with_early_returns_nests_the_rest_under_other() {
+        let m = analyze_one(
+            "class PaymentProcessor\n  def process(payment)\n    case payment.status\n    when \"completed\"\n      return { success: true }\n    when \"failed\"\n      return { success: false, error: :payment_failed }\n    end\n\n    payment.failed! unless payment.valid?\n    :charged\n  end\nend\n",
+            "process",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 payment_status [enum] completed:completed => returns success result | failed:failed => returns payment failed failure result | other:any other payment status",
+                "2 payment_valid [boolean] true:valid payment -> returns :charged | false:NOT valid payment -> marks the payment as failed",
+            ]
+        );
+    }
+
+    #[test]
+    fn equality_chain_is_one_enum_and_case_without_subject_is_a_chain() {
+        let m = analyze_one(
+            "class S\n  def price(plan)\n    if plan == \"free\"\n      0\n    elsif plan == \"pro\"\n      2900\n    else\n      49_900\n    end\n  end\nend\n",
+            "price",
+        );
+        assert_eq!(flat(&m), vec!["1 plan [enum] free:free -> returns 0 | pro:pro -> returns 2900 | other:other plan -> returns 49900"]);
+        let m = analyze_one(
+            "class S\n  def label(n)\n    case\n    when n.zero? then :none\n    else :some\n    end\n  end\nend\n",
+            "label",
+        );
+        assert_eq!(flat(&m), vec!["1 n_zero [boolean] true:zero n -> returns :none | false:NOT zero n -> returns :some"]);
+    }
+}

@@ -1,0 +1,548 @@
+//! One condition → one characteristic: its type, name, descriptions and the two values
+//! (truthy, falsy), following the contract's type decision tree (§5 rule 9):
+//! 1. presence: `if x`, `x.present?`, `x.nil?`, `x.blank?`, `x.empty?` → `present`/`nil`;
+//! 2. a predicate (`?`) → boolean `true`/`false`;
+//! 3. a comparison (`>=`, `>`, `<=`, `<`) → range with `threshold_value`/`threshold_operator`;
+//! 4. an equality with a literal → enum (the literal, and `other`).
+//!
+//! Compound conditions (`!`, `&&`, `||`, `&.`) are split by the walker before they get
+//! here. Guessed ([J]): a call with arguments tested for truthiness is read as
+//! "succeeds/fails"; any other expression as a boolean.
+//!
+//! Example: `if user.admin?` → boolean `user_admin`, values `admin user` / `NOT admin user`.
+
+use crate::index::body::{Call, Node};
+use crate::yaml::Value;
+
+use super::grammar::{identifier, predicate_name, predicate_phrase, words};
+use super::model::CharType;
+use super::types::{Lookup, TypeEnv, VarType};
+
+/// A value before it is placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueSpec {
+    /// The raw value.
+    pub value: Value,
+    /// The description (the grammar is applied when placed, knowing the level).
+    pub description: String,
+}
+
+/// A characteristic before it is placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Type.
+    pub kind: CharType,
+    /// The value when the condition holds.
+    pub truthy: ValueSpec,
+    /// The value when it does not.
+    pub falsy: ValueSpec,
+    /// Range threshold and operator.
+    pub threshold: Option<(Option<Value>, &'static str)>,
+    /// A guessed rule, for the notes.
+    pub note: Option<String>,
+}
+
+fn value(v: Value, description: impl Into<String>) -> ValueSpec {
+    ValueSpec {
+        value: v,
+        description: description.into(),
+    }
+}
+
+/// Words for the object a node stands for: `payment`, `current user`, `payment gateway
+/// charge` (for a local holding a call result).
+pub fn subject_words(node: &Node, env: &TypeEnv) -> String {
+    match node {
+        Node::Lvar(n) => match env.var(n) {
+            Some(VarType::ResultOf { class, method }) => {
+                format!("{} {}", words(class), words(method))
+            }
+            _ => words(n),
+        },
+        Node::Ivar(n) => words(n),
+        Node::Const { path, .. } => words(path),
+        Node::SelfRef => "self".to_string(),
+        Node::Call(c) => match (&c.recv, c.name.as_str()) {
+            (None, name) => words(name),
+            (Some(recv), "[]") => {
+                let key = c.args.first().map(|a| match a {
+                    Node::Sym(s) | Node::Str(s) => words(s),
+                    other => words(&other.render()),
+                });
+                format!("{} {}", subject_words(recv, env), key.unwrap_or_default())
+                    .trim()
+                    .to_string()
+            }
+            (Some(Node::Call(inner)), "call" | "allowed?" | "valid?") if inner.name == "new" => {
+                subject_words(&Node::Call(inner.clone()), env)
+            }
+            (Some(Node::Const { path, .. }), "new") => words(path),
+            (Some(recv), name) => format!("{} {}", subject_words(recv, env), words(name))
+                .trim()
+                .to_string(),
+        },
+        other => words(&other.render()),
+    }
+}
+
+fn literal(node: &Node) -> Option<(Value, String)> {
+    match node {
+        Node::Str(s) => Some((Value::String(s.clone()), s.clone())),
+        Node::Sym(s) => Some((crate::yaml::symbol(s), words(s))),
+        Node::Int(i) => Some((Value::from(*i), i.to_string())),
+        Node::True => Some((Value::Bool(true), "true".to_string())),
+        Node::False => Some((Value::Bool(false), "false".to_string())),
+        _ => None,
+    }
+}
+
+fn number(node: &Node) -> Option<Value> {
+    match node {
+        Node::Int(i) => Some(Value::from(*i)),
+        Node::Float(f) => Some(Value::from(*f)),
+        _ => None,
+    }
+}
+
+fn is_time(node: &Node) -> bool {
+    let text = node.render();
+    [
+        "ago",
+        "from_now",
+        "Time.",
+        "Date.",
+        "DateTime.",
+        "today",
+        "yesterday",
+        "tomorrow",
+        ".current",
+    ]
+    .iter()
+    .any(|t| text.contains(t))
+}
+
+/// The characteristic for a simple condition (no `!`, `&&`, `||`, `&.` at its top).
+pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
+    match cond {
+        Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond, env)),
+        Node::Lvar(_) | Node::Ivar(_) => presence(cond, env),
+        Node::Assign { target, .. } => {
+            let var = match target {
+                crate::index::body::Target::Lvar(n)
+                | crate::index::body::Target::Ivar(n)
+                | crate::index::body::Target::Other(n) => n.clone(),
+            };
+            let noun = words(&var);
+            Spec {
+                name: identifier(&noun),
+                description: format!("{noun} presence"),
+                kind: CharType::Presence,
+                truthy: value(Value::String("present".into()), noun.clone()),
+                falsy: value(Value::String("nil".into()), noun),
+                threshold: None,
+                note: None,
+            }
+        }
+        _ => truthiness(cond, env),
+    }
+}
+
+fn presence(subject: &Node, env: &TypeEnv) -> Spec {
+    let noun = subject_words(subject, env);
+    Spec {
+        name: identifier(&noun),
+        description: format!("{noun} presence"),
+        kind: CharType::Presence,
+        truthy: value(Value::String("present".into()), noun.clone()),
+        falsy: value(Value::String("nil".into()), noun),
+        threshold: None,
+        note: None,
+    }
+}
+
+fn flip(mut s: Spec) -> Spec {
+    std::mem::swap(&mut s.truthy, &mut s.falsy);
+    s
+}
+
+fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
+    let name = call.name.as_str();
+    let recv = call.recv.as_ref();
+    match name {
+        "present?" | "exists?" if call.args.is_empty() => return recv.map(|r| presence(r, env)),
+        "nil?" | "blank?" | "empty?" if call.args.is_empty() => {
+            return recv.map(|r| flip(presence(r, env)))
+        }
+        ">=" | ">" | "<=" | "<" => return range(call, env),
+        "==" | "===" | "eql?" => return equality(call, env),
+        "!=" => return equality(call, env).map(flip),
+        _ => {}
+    }
+    // `result.success?` where `result = @gateway.charge(...)`: the seed's gateway result.
+    if let (Some(Node::Lvar(var)), true) = (recv, name.ends_with('?')) {
+        if let Some(VarType::ResultOf { class, method }) = env.var(var) {
+            let outcome = [
+                "success?",
+                "successful?",
+                "succeeded?",
+                "ok?",
+                "valid?",
+                "paid?",
+            ]
+            .contains(&name);
+            let failure = ["failure?", "failed?", "error?", "errors?", "invalid?"].contains(&name);
+            if outcome || failure {
+                let base = format!("{} {}", words(class), words(method));
+                let s = Spec {
+                    name: identifier(&format!("{}_result", words(method))),
+                    description: format!("{base} result"),
+                    kind: CharType::Boolean,
+                    truthy: value(Value::Bool(true), format!("{base} succeeds")),
+                    falsy: value(Value::Bool(false), format!("{base} fails")),
+                    threshold: None,
+                    note: None,
+                };
+                return Some(if failure { flip(s) } else { s });
+            }
+        }
+    }
+    if name.ends_with('?') {
+        let phrase = predicate_phrase(name);
+        let subject = recv
+            .filter(|r| !matches!(r, Node::SelfRef))
+            .map(|r| subject_words(r, env));
+        let truthy = match &subject {
+            Some(s) if !phrase.contains(' ') => format!("{phrase} {s}"),
+            Some(s) => format!("{s} {phrase}"),
+            None => phrase.clone(),
+        };
+        let char_name = match &subject {
+            Some(s) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),
+            None => predicate_name(name),
+        };
+        let description = match &subject {
+            Some(s) => format!("whether {s} is {phrase}"),
+            None => format!("whether {phrase}"),
+        };
+        return Some(Spec {
+            name: char_name,
+            description,
+            kind: CharType::Boolean,
+            truthy: value(Value::Bool(true), truthy.clone()),
+            falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+            threshold: None,
+            note: None,
+        });
+    }
+    if call.args.is_empty()
+        && call.block.is_none()
+        && !name.ends_with('!')
+        && !COMMANDS.contains(&name)
+    {
+        // `if current_user`, `if payment.transaction_id`: truthiness of a value.
+        return Some(presence(&Node::Call(Box::new(call.clone())), env));
+    }
+    // `if @gateway.refund(id)`, `if @payment.save`: a command's result.
+    let subject = subject_words(&Node::Call(Box::new(call.clone())), env);
+    let _ = lookup;
+    let known_command = COMMANDS.contains(&name) || name.ends_with('!');
+    Some(Spec {
+        name: identifier(&subject),
+        description: format!("{subject} result"),
+        kind: CharType::Boolean,
+        truthy: value(Value::Bool(true), format!("{subject} succeeds")),
+        falsy: value(Value::Bool(false), format!("{subject} fails")),
+        threshold: None,
+        note: (!known_command).then(|| {
+            format!(
+                "`{}` is tested for truthiness: read as succeeds/fails",
+                call_text(call)
+            )
+        }),
+    })
+}
+
+/// Methods that do something and report success (`if @payment.save`), read as
+/// succeeds/fails rather than as the presence of a value.
+const COMMANDS: &[&str] = &[
+    "save",
+    "update",
+    "destroy",
+    "delete",
+    "create",
+    "commit",
+    "perform",
+    "call",
+    "run",
+    "execute",
+    "process",
+    "deliver",
+    "charge",
+    "capture",
+    "refund",
+    "cancel",
+    "approve",
+    "reject",
+    "submit",
+    "publish",
+    "sync",
+    "import",
+    "export",
+    "send",
+    "lock",
+    "unlock",
+    "archive",
+    "restore",
+    "activate",
+    "deactivate",
+    "confirm",
+    "verify",
+    "authorize",
+    "authenticate",
+    "validate",
+    "persist",
+    "enqueue",
+    "retry",
+];
+
+fn call_text(call: &Call) -> String {
+    Node::Call(Box::new(call.clone())).render()
+}
+
+fn range(call: &Call, env: &TypeEnv) -> Option<Spec> {
+    let lhs = call.recv.as_ref()?;
+    let rhs = call.args.first()?;
+    let op: &'static str = match call.name.as_str() {
+        ">=" => ">=",
+        ">" => ">",
+        "<=" => "<=",
+        _ => "<",
+    };
+    let subject = subject_words(lhs, env);
+    let rhs_words = match rhs {
+        Node::Int(i) => i.to_string(),
+        Node::Float(f) => f.to_string(),
+        other => subject_words(other, env),
+    };
+    let time = is_time(rhs) || is_time(lhs) || subject.ends_with(" at") || subject.ends_with(" on");
+    let ((tv, td), (fv, fd)) = if time {
+        match op {
+            ">" | ">=" => (
+                ("after", format!("after {rhs_words}")),
+                ("before", format!("before {rhs_words}")),
+            ),
+            _ => (
+                ("before", format!("before {rhs_words}")),
+                ("after", format!("after {rhs_words}")),
+            ),
+        }
+    } else {
+        match op {
+            ">=" => (
+                ("at_least", format!("at least {rhs_words}")),
+                ("below", format!("below {rhs_words}")),
+            ),
+            ">" => (
+                ("above", format!("above {rhs_words}")),
+                ("at_most", format!("at most {rhs_words}")),
+            ),
+            "<=" => (
+                ("at_most", format!("at most {rhs_words}")),
+                ("above", format!("above {rhs_words}")),
+            ),
+            _ => (
+                ("below", format!("below {rhs_words}")),
+                ("at_least", format!("at least {rhs_words}")),
+            ),
+        }
+    };
+    Some(Spec {
+        name: identifier(&subject),
+        description: subject.clone(),
+        kind: CharType::Range,
+        truthy: value(Value::String(tv.to_string()), td),
+        falsy: value(Value::String(fv.to_string()), fd),
+        threshold: Some((number(rhs), op)),
+        note: None,
+    })
+}
+
+fn equality(call: &Call, env: &TypeEnv) -> Option<Spec> {
+    let lhs = call.recv.as_ref()?;
+    let rhs = call.args.first()?;
+    let (subject_node, lit) = match (literal(rhs), literal(lhs)) {
+        (Some(l), _) => (lhs, l),
+        (None, Some(l)) => (rhs, l),
+        (None, None) => {
+            let a = subject_words(lhs, env);
+            let b = subject_words(rhs, env);
+            return Some(Spec {
+                name: identifier(&format!("{a}_matches")),
+                description: format!("whether {a} equals {b}"),
+                kind: CharType::Boolean,
+                truthy: value(Value::Bool(true), format!("{a} matching {b}")),
+                falsy: value(Value::Bool(false), format!("{a} NOT matching {b}")),
+                threshold: None,
+                note: None,
+            });
+        }
+    };
+    let subject = subject_words(subject_node, env);
+    Some(Spec {
+        name: identifier(&subject),
+        description: subject.clone(),
+        kind: CharType::Enum,
+        truthy: value(lit.0, lit.1),
+        falsy: value(Value::String("other".into()), format!("other {subject}")),
+        threshold: None,
+        note: None,
+    })
+}
+
+fn truthiness(cond: &Node, env: &TypeEnv) -> Spec {
+    let subject = subject_words(cond, env);
+    Spec {
+        name: identifier(&subject),
+        description: format!("whether {subject}"),
+        kind: CharType::Boolean,
+        truthy: value(Value::Bool(true), subject.clone()),
+        falsy: value(Value::Bool(false), format!("NOT {subject}")),
+        threshold: None,
+        note: Some(format!(
+            "`{}` is tested for truthiness: read as a boolean",
+            cond.render()
+        )),
+    }
+}
+
+/// The `case` subject's words and name (`payment.status` → `payment status`).
+pub fn case_subject(subject: &Node, env: &TypeEnv) -> (String, String) {
+    let words = subject_words(subject, env);
+    (identifier(&words), words)
+}
+
+/// A `when` value: the raw value and its bare description.
+pub fn when_value(node: &Node) -> (Value, String) {
+    match node {
+        Node::Const { path, .. } => (Value::String(path.clone()), path.clone()),
+        Node::Nil => (Value::Null, "nil".to_string()),
+        Node::Range { .. }
+        | Node::Splat(_)
+        | Node::Other { .. }
+        | Node::Call(_)
+        | Node::Array(_) => {
+            let text = node.render();
+            (Value::String(text.clone()), text)
+        }
+        other => literal(other).unwrap_or_else(|| {
+            let text = other.render();
+            (Value::String(text.clone()), text)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{extract_with, ExtractOptions};
+
+    fn cond_spec(expr: &str) -> Spec {
+        let src = format!(
+            "class C\n  def m(user, payment)\n    if {expr}\n      1\n    end\n  end\nend\n"
+        );
+        let facts = extract_with(
+            "app/services/c.rb",
+            src.as_bytes(),
+            &ExtractOptions { bodies: true },
+        );
+        let body = facts.methods[0].body.clone().unwrap();
+        let Node::Seq(items) = *body else { panic!() };
+        let Node::If(i) = &items[0] else { panic!() };
+        let lookup = Lookup::new(None, &facts);
+        let env = TypeEnv::build(&facts.methods[0], None, &lookup);
+        spec(&i.cond, &env, &lookup)
+    }
+
+    fn summary(s: &Spec) -> (String, &'static str, String, String) {
+        (
+            s.name.clone(),
+            s.kind.as_str(),
+            s.truthy.description.clone(),
+            s.falsy.description.clone(),
+        )
+    }
+
+    #[test]
+    fn the_type_decision_tree() {
+        assert_eq!(
+            summary(&cond_spec("user.admin?")),
+            (
+                "user_admin".into(),
+                "boolean",
+                "admin user".into(),
+                "NOT admin user".into()
+            )
+        );
+        assert_eq!(
+            summary(&cond_spec("payment.transaction_id.present?")),
+            (
+                "payment_transaction_id".into(),
+                "presence",
+                "payment transaction id".into(),
+                "payment transaction id".into()
+            )
+        );
+        let nil = cond_spec("user.nil?");
+        assert_eq!(
+            (nil.truthy.value.clone(), nil.falsy.value.clone()),
+            (Value::from("nil"), Value::from("present"))
+        );
+        let range = cond_spec("payment.amount_cents >= 10_000");
+        assert_eq!(
+            summary(&range),
+            (
+                "payment_amount_cents".into(),
+                "range",
+                "at least 10000".into(),
+                "below 10000".into()
+            )
+        );
+        assert_eq!(range.threshold, Some((Some(Value::from(10_000)), ">=")));
+        let eq = cond_spec("payment.status == \"failed\"");
+        assert_eq!(
+            summary(&eq),
+            (
+                "payment_status".into(),
+                "enum",
+                "failed".into(),
+                "other payment status".into()
+            )
+        );
+        assert_eq!(
+            summary(&cond_spec("user.can_refund?(payment)")).2,
+            "user refund allowed"
+        );
+    }
+
+    #[test]
+    fn guessed_rules_leave_a_note() {
+        let s = cond_spec("payment.hold_funds(1)");
+        assert_eq!(s.truthy.description, "payment hold funds succeeds");
+        assert!(s.note.is_some());
+        assert!(cond_spec("user.admin?").note.is_none());
+    }
+
+    #[test]
+    fn time_comparisons_read_as_before_and_after() {
+        let s = cond_spec("payment.created_at > 30.days.ago");
+        assert_eq!(
+            (s.truthy.description.as_str(), s.falsy.description.as_str()),
+            ("after 30 days ago", "before 30 days ago")
+        );
+        assert_eq!(s.threshold, Some((None, ">")));
+    }
+}

@@ -1,0 +1,669 @@
+//! The walker: follows a method body statement by statement and builds its
+//! characteristics. Each construct has its own file (`guard.rs`, `branch.rs`, `case.rs`,
+//! `rescue.rs`, `loops.rs`, `inline.rs`); this file holds what they share: where a new
+//! characteristic attaches ([`At`]), how a path ends ([`End`]), placing characteristics
+//! and values, and splitting compound conditions (`!`, `&&`, `||`, `&.`).
+//!
+//! The model: statements run in order; a characteristic created at a point attaches there
+//! (level, parent, parent value). When a conditional lets exactly one of its values
+//! continue, the rest of the method attaches under that value one level deeper, so guard
+//! clauses chain and code reached only through some values nests under them. When several
+//! values continue, the rest attaches beside the conditional instead, and each continuing
+//! value gets its branch's own outcome ([J], noted).
+
+use crate::index::body::{If, Node};
+use crate::index::{FileFacts, MethodFacts};
+use crate::yaml::Value;
+
+use super::condition::{self, Spec};
+use super::grammar;
+use super::model::{BehaviorDraft, CharType, CharValue, Characteristic, Source};
+use super::outcome::{Outcome, TextContext};
+use super::setup;
+use super::types::{Lookup, TypeEnv};
+
+/// The outcome of an empty branch in the middle of a method.
+pub const NOTHING_MORE: &str = "does nothing more";
+
+/// Where new characteristics attach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    /// Their level (1 at the root).
+    pub level: u32,
+    /// `(characteristic, value)` they depend on.
+    pub parent: Option<Slot>,
+}
+
+impl At {
+    /// The root.
+    pub fn root() -> Self {
+        At {
+            level: 1,
+            parent: None,
+        }
+    }
+}
+
+/// A characteristic's value: `(characteristic index, value index)`.
+pub type Slot = (usize, usize);
+
+/// How a sequence of statements ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End {
+    /// It ran to its end; what the method does there.
+    Done(Outcome),
+    /// Every path left the method (`return`, `raise`, ...) with this outcome.
+    Exited(Outcome),
+    /// It ended in a conditional whose values got their own outcomes.
+    Branched,
+}
+
+/// The truthy and falsy values of a (possibly compound) condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slots {
+    /// Values where the condition holds.
+    pub truthy: Vec<Slot>,
+    /// Values where it does not.
+    pub falsy: Vec<Slot>,
+}
+
+impl Slots {
+    fn swapped(self) -> Self {
+        Slots {
+            truthy: self.falsy,
+            falsy: self.truthy,
+        }
+    }
+}
+
+/// What the walker needs to know about the method and its class.
+pub struct MethodCx<'a> {
+    /// The file.
+    pub facts: &'a FileFacts,
+    /// The method.
+    pub method: &'a MethodFacts,
+    /// The class under analysis.
+    pub class_name: &'a str,
+    /// Variable types.
+    pub env: TypeEnv,
+    /// Project classes.
+    pub lookup: &'a Lookup,
+    /// For outcome texts.
+    pub text: TextContext<'a>,
+    /// Private and protected methods of the same owner and kind, with bodies.
+    pub privates: Vec<&'a MethodFacts>,
+}
+
+/// Builds characteristics for one method.
+pub struct Walker<'a> {
+    /// The method's context.
+    pub cx: &'a MethodCx<'a>,
+    /// Characteristics so far, parents before children.
+    pub chars: Vec<Characteristic>,
+    /// Guessed rules applied.
+    pub notes: Vec<String>,
+    /// 0..1.
+    pub confidence: f64,
+    /// Private methods being inlined (no recursion).
+    pub inlining: Vec<String>,
+}
+
+impl<'a> Walker<'a> {
+    /// A walker for a method.
+    pub fn new(cx: &'a MethodCx<'a>) -> Self {
+        Walker {
+            cx,
+            chars: Vec::new(),
+            notes: Vec::new(),
+            confidence: 1.0,
+            inlining: Vec::new(),
+        }
+    }
+
+    /// Records a guessed rule and lowers confidence by `factor`.
+    pub fn guess(&mut self, factor: f64, note: impl Into<String>) {
+        let note = note.into();
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+            self.confidence *= factor;
+        }
+    }
+
+    /// Walks a whole body from the root.
+    pub fn walk_body(&mut self, body: &Node) -> End {
+        let stmts = statements(body);
+        self.seq(&stmts, At::root(), true)
+    }
+
+    /// Walks `stmts`; new characteristics attach at `at`. `tail`: the end of these
+    /// statements is the end of the method.
+    pub fn seq(&mut self, stmts: &[Node], at: At, tail: bool) -> End {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let rest = stmts.get(i + 1..).unwrap_or_default();
+            if let Some(spliced) = self.inline_private(stmt) {
+                let mut all = spliced;
+                all.extend_from_slice(rest);
+                let end = self.seq(&all, at, tail);
+                self.inlining.pop();
+                return end;
+            }
+            match stmt {
+                Node::If(cond) => {
+                    if let Some(end) = self.guard(cond, rest, at, tail) {
+                        return end;
+                    }
+                    return self.branch(cond, rest, at, tail);
+                }
+                Node::Case(case) => return self.case(case, rest, at, tail),
+                Node::Begin(b) if !b.rescues.is_empty() => return self.rescue(b, rest, at, tail),
+                Node::Begin(b) => {
+                    let mut all = statements(&b.body);
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
+                Node::Return {
+                    value: Some(v),
+                    line,
+                } if matches!(v.as_ref(), Node::If(_) | Node::Case(_)) => {
+                    let wrapped = wrap_returns(v, *line);
+                    let mut all = vec![wrapped];
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
+                Node::Assign { value, .. }
+                    if matches!(value.as_ref(), Node::If(_)) && rest.is_empty() && tail =>
+                {
+                    // `x = cond ? a : b` as the last statement returns the chosen value.
+                    let mut all = vec![(**value).clone()];
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
+                _ => {}
+            }
+            if let Some(end) = self.loop_guard(stmt, rest, at, tail) {
+                return end;
+            }
+            // A controller's last `render`/`redirect_to`/`head` is its outcome, not an exit.
+            let final_response =
+                rest.is_empty() && is_response(stmt) && !matches!(stmt, Node::And(..));
+            if let Some(exit) = super::outcome::exit_of(stmt, &self.cx.text) {
+                if !self.in_private_return(stmt) && !final_response {
+                    return End::Exited(exit);
+                }
+            }
+            if rest.is_empty() {
+                let outcome = self.outcome_of(stmt, tail);
+                return End::Done(outcome);
+            }
+        }
+        End::Done(self.empty_outcome(tail))
+    }
+
+    /// What reaching the end of an empty branch means.
+    pub fn empty_outcome(&mut self, tail: bool) -> Outcome {
+        if tail {
+            super::outcome::returned(&Node::Nil, &self.cx.text)
+        } else {
+            self.guess(0.95, "an empty branch reads as `does nothing more`");
+            Outcome {
+                description: NOTHING_MORE.to_string(),
+                failure: false,
+                guessed: true,
+            }
+        }
+    }
+
+    fn in_private_return(&self, stmt: &Node) -> bool {
+        // Inside an inlined private method, `return` only leaves that method.
+        !self.inlining.is_empty() && matches!(stmt, Node::Return { .. })
+    }
+
+    /// The outcome of the last statement of a path.
+    pub fn outcome_of(&mut self, stmt: &Node, tail: bool) -> Outcome {
+        let mut outcome = super::outcome::final_expression(stmt, &self.cx.text);
+        if self.cx.text.controller && tail && !is_response(stmt) {
+            outcome = Outcome {
+                description: format!(
+                    "renders {} template",
+                    grammar::words(self.cx.text.method_name)
+                ),
+                failure: false,
+                guessed: false,
+            };
+        }
+        if outcome.guessed {
+            self.guess(
+                0.9,
+                format!("behavior text guessed from code: `{}`", outcome.description),
+            );
+        }
+        if !tail {
+            self.guess(
+                0.9,
+                "a mid-method branch's behavior is its own last statement",
+            );
+        }
+        outcome
+    }
+
+    /// Splits a condition into characteristics placed at `at`.
+    pub fn condition(&mut self, cond: &Node, at: At, lines: (u32, u32), single_and: bool) -> Slots {
+        match cond {
+            Node::Not(inner) => self.condition(inner, at, lines, single_and).swapped(),
+            Node::And(a, b) if !single_and => {
+                let first = self.condition(a, at, lines, false);
+                match first.truthy.as_slice() {
+                    [only] => {
+                        let deeper = At {
+                            level: self.level(*only) + 1,
+                            parent: Some(*only),
+                        };
+                        let second = self.condition(b, deeper, lines, false);
+                        let mut falsy = first.falsy.clone();
+                        falsy.extend(second.falsy);
+                        Slots {
+                            truthy: second.truthy,
+                            falsy,
+                        }
+                    }
+                    _ => self.combined(cond, a, b, "and", at, lines),
+                }
+            }
+            Node::And(a, b) => {
+                self.guess(
+                    0.95,
+                    "`a && b` in an exit-when-true guard is one combined characteristic",
+                );
+                self.combined(cond, a, b, "and", at, lines)
+            }
+            Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
+            Node::Call(c) if c.safe_nav => {
+                // `user&.admin?`: user present, then user admin.
+                let Some(recv) = c.recv.clone() else {
+                    return self.leaf(cond, at, lines);
+                };
+                let mut plain = (**c).clone();
+                plain.safe_nav = false;
+                let split = Node::And(Box::new(recv), Box::new(Node::Call(Box::new(plain))));
+                self.condition(&split, at, lines, false)
+            }
+            _ => self.leaf(cond, at, lines),
+        }
+    }
+
+    fn combined(
+        &mut self,
+        whole: &Node,
+        a: &Node,
+        b: &Node,
+        joiner: &str,
+        at: At,
+        lines: (u32, u32),
+    ) -> Slots {
+        let sa = condition::spec(a, &self.cx.env, self.cx.lookup);
+        let sb = condition::spec(b, &self.cx.env, self.cx.lookup);
+        let truthy = format!(
+            "{} {joiner} {}",
+            sa.truthy.description, sb.truthy.description
+        );
+        let falsy = if joiner == "or" {
+            format!(
+                "neither {} nor {}",
+                sa.truthy.description, sb.truthy.description
+            )
+        } else {
+            format!(
+                "NOT both {} and {}",
+                sa.truthy.description, sb.truthy.description
+            )
+        };
+        let spec = Spec {
+            name: grammar::identifier(&format!("{}_{joiner}_{}", sa.name, sb.name)),
+            description: format!("{} {joiner} {}", sa.description, sb.description),
+            kind: CharType::Boolean,
+            truthy: condition::ValueSpec {
+                value: Value::Bool(true),
+                description: truthy,
+            },
+            falsy: condition::ValueSpec {
+                value: Value::Bool(false),
+                description: falsy,
+            },
+            threshold: None,
+            note: None,
+        };
+        let index = self.place(spec, whole, at, lines);
+        Slots {
+            truthy: vec![(index, 0)],
+            falsy: vec![(index, 1)],
+        }
+    }
+
+    fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
+        let spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        // Values are listed present/true first whatever the condition tests (`x.nil?`).
+        let flipped =
+            spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false);
+        let spec = if flipped {
+            Spec {
+                truthy: spec.falsy.clone(),
+                falsy: spec.truthy.clone(),
+                ..spec
+            }
+        } else {
+            spec
+        };
+        let index = self.place(spec, cond, at, lines);
+        let slots = Slots {
+            truthy: vec![(index, 0)],
+            falsy: vec![(index, 1)],
+        };
+        if flipped {
+            slots.swapped()
+        } else {
+            slots
+        }
+    }
+
+    /// Places a two-valued characteristic.
+    pub fn place(&mut self, spec: Spec, cond: &Node, at: At, lines: (u32, u32)) -> usize {
+        if let Some(note) = &spec.note {
+            self.guess(0.9, note.clone());
+        }
+        let values = vec![spec.truthy.clone(), spec.falsy.clone()];
+        let (threshold_value, threshold_operator) = match spec.threshold {
+            Some((v, op)) => (v, Some(op)),
+            None => (None, None),
+        };
+        let (setup, setup_guess) =
+            setup::setup(cond, &self.cx.env, self.cx.lookup, self.cx.class_name);
+        if setup_guess {
+            self.guess(0.95, "the class of a variable was inferred from its name");
+        }
+        let private_source = |name: &str| self.private_source(name);
+        let source = setup::source(
+            cond,
+            &self.cx.env,
+            self.cx.lookup,
+            self.cx.class_name,
+            &private_source,
+        );
+        self.push_char(
+            spec.name,
+            spec.description,
+            spec.kind,
+            values
+                .into_iter()
+                .map(|v| (v.value, v.description))
+                .collect(),
+            source,
+            setup,
+            at,
+            lines,
+            threshold_value,
+            threshold_operator,
+        )
+    }
+
+    /// Places a characteristic with any number of values.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_char(
+        &mut self,
+        name: String,
+        description: String,
+        kind: CharType,
+        values: Vec<(Value, String)>,
+        source: Source,
+        setup: super::model::Setup,
+        at: At,
+        lines: (u32, u32),
+        threshold_value: Option<Value>,
+        threshold_operator: Option<&'static str>,
+    ) -> usize {
+        let name = self.unique_name(&name);
+        let binary_deep = at.level >= 2 && kind.is_binary(values.len());
+        let values = values
+            .into_iter()
+            .map(|(value, desc)| CharValue {
+                value,
+                description: grammar::value_description(&desc, binary_deep),
+                terminal: false,
+                behavior: None,
+            })
+            .collect();
+        let when_parent = at
+            .parent
+            .and_then(|(c, v)| {
+                self.chars
+                    .get(c)
+                    .and_then(|p| p.values.get(v))
+                    .map(|v| v.value.clone())
+            })
+            .into_iter()
+            .collect();
+        self.chars.push(Characteristic {
+            name,
+            description,
+            kind,
+            values,
+            source,
+            setup,
+            level: at.level,
+            parent: at.parent.map(|(c, _)| c),
+            when_parent,
+            source_line: if lines.0 == lines.1 {
+                lines.0.to_string()
+            } else {
+                format!("{}-{}", lines.0, lines.1)
+            },
+            threshold_value,
+            threshold_operator,
+        });
+        self.chars.len() - 1
+    }
+
+    fn unique_name(&self, name: &str) -> String {
+        let taken = |n: &str| self.chars.iter().any(|c| c.name == n);
+        if !taken(name) {
+            return name.to_string();
+        }
+        (2..)
+            .map(|i| format!("{name}_{i}"))
+            .find(|n| !taken(n))
+            .unwrap_or_else(|| name.to_string())
+    }
+
+    /// The level of a slot's characteristic.
+    pub fn level(&self, slot: Slot) -> u32 {
+        self.chars.get(slot.0).map_or(1, |c| c.level)
+    }
+
+    /// Where children of a slot attach.
+    pub fn under(&self, slot: Slot) -> At {
+        At {
+            level: self.level(slot) + 1,
+            parent: Some(slot),
+        }
+    }
+
+    /// Whether a characteristic depends on this slot.
+    pub fn has_children(&self, slot: Slot) -> bool {
+        let Some(value) = self
+            .chars
+            .get(slot.0)
+            .and_then(|c| c.values.get(slot.1))
+            .map(|v| v.value.clone())
+        else {
+            return false;
+        };
+        self.chars
+            .iter()
+            .any(|c| c.parent == Some(slot.0) && c.when_parent.contains(&value))
+    }
+
+    /// Makes a slot a leaf with `outcome`.
+    pub fn set_leaf(&mut self, slot: Slot, outcome: &Outcome, terminal: bool) {
+        if self.has_children(slot) {
+            return;
+        }
+        if let Some(v) = self
+            .chars
+            .get_mut(slot.0)
+            .and_then(|c| c.values.get_mut(slot.1))
+        {
+            v.terminal = terminal;
+            v.behavior = Some(outcome.behavior(terminal));
+        }
+    }
+
+    /// Gives a slot the outcome of the path that continued through it.
+    pub fn finish(&mut self, slot: Slot, end: &End, tail: bool) {
+        match end {
+            End::Exited(o) => self.set_leaf(slot, o, true),
+            End::Done(o) => {
+                let terminal = tail && o.failure;
+                if terminal && !o.description.starts_with("raises") {
+                    self.guess(
+                        0.95,
+                        "a path ending in nil, false or an error result is treated as terminal",
+                    );
+                }
+                self.set_leaf(slot, o, terminal)
+            }
+            End::Branched => {}
+        }
+    }
+
+    /// The source of an implicit call to a private predicate: external when its body is a
+    /// call on another class (`Refunds::RefundPolicy.new(payment).allowed?`).
+    pub fn private_source(&self, name: &str) -> Option<Source> {
+        let private = self.cx.privates.iter().find(|m| m.name == name)?;
+        let body = private.body.as_ref()?;
+        let last = statements(body).pop()?;
+        match setup::source(
+            &last,
+            &self.cx.env,
+            self.cx.lookup,
+            self.cx.class_name,
+            &|_| None,
+        ) {
+            Source::Internal => None,
+            external => Some(external),
+        }
+    }
+
+    /// The leaf behaviors, for a check after walking.
+    pub fn leaves_without_behavior(&self) -> Vec<Slot> {
+        let mut out = Vec::new();
+        for (ci, c) in self.chars.iter().enumerate() {
+            for (vi, v) in c.values.iter().enumerate() {
+                if v.behavior.is_none() && (v.terminal || !self.has_children((ci, vi))) {
+                    out.push((ci, vi));
+                }
+            }
+        }
+        out
+    }
+
+    /// Drops behaviors from values that have children (they are intermediate).
+    pub fn clear_intermediate_behaviors(&mut self) {
+        let slots: Vec<Slot> = self
+            .chars
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| (0..c.values.len()).map(move |vi| (ci, vi)))
+            .filter(|s| self.has_children(*s))
+            .collect();
+        for (ci, vi) in slots {
+            if let Some(v) = self.chars.get_mut(ci).and_then(|c| c.values.get_mut(vi)) {
+                if !v.terminal {
+                    v.behavior = None;
+                }
+            }
+        }
+    }
+
+    /// The first behavior found on a leaf, for methods that need a fallback.
+    pub fn any_behavior(&self) -> Option<BehaviorDraft> {
+        self.chars
+            .iter()
+            .flat_map(|c| &c.values)
+            .find_map(|v| v.behavior.clone())
+    }
+}
+
+/// The statements of a body or branch.
+pub fn statements(node: &Node) -> Vec<Node> {
+    match node {
+        Node::Seq(items) => items.clone(),
+        other => vec![other.clone()],
+    }
+}
+
+/// `return cond ? a : b` → `cond ? (return a) : (return b)`.
+fn wrap_returns(node: &Node, line: u32) -> Node {
+    match node {
+        Node::If(i) => {
+            let mut i = i.clone();
+            i.then = wrap_branch(&i.then, line);
+            i.els = Some(match &i.els {
+                Some(e) => wrap_branch(e, line),
+                None => Node::Return { value: None, line },
+            });
+            Node::If(i)
+        }
+        Node::Case(c) => {
+            let mut c = c.clone();
+            for w in &mut c.whens {
+                w.body = wrap_branch(&w.body, line);
+            }
+            c.els = Some(match &c.els {
+                Some(e) => wrap_branch(e, line),
+                None => Node::Return { value: None, line },
+            });
+            Node::Case(c)
+        }
+        other => Node::Return {
+            value: Some(Box::new(other.clone())),
+            line,
+        },
+    }
+}
+
+fn wrap_branch(node: &Node, line: u32) -> Node {
+    let mut stmts = statements(node);
+    match stmts.pop() {
+        Some(last) => {
+            stmts.push(wrap_returns(&last, line));
+            Node::Seq(stmts)
+        }
+        None => Node::Return { value: None, line },
+    }
+}
+
+/// A controller response (`render`, `redirect_to`, `head`).
+fn is_response(node: &Node) -> bool {
+    match node {
+        Node::Call(c) => {
+            c.recv.is_none()
+                && matches!(
+                    c.name.as_str(),
+                    "render"
+                        | "redirect_to"
+                        | "redirect_back"
+                        | "head"
+                        | "respond_to"
+                        | "send_data"
+                        | "send_file"
+                )
+        }
+        Node::And(a, _) => is_response(a),
+        Node::Seq(items) => items.last().is_some_and(is_response),
+        _ => false,
+    }
+}
+
+/// The lines an `If` spans, for `source_line`.
+pub fn lines_of(i: &If) -> (u32, u32) {
+    i.lines
+}

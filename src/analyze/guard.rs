@@ -1,0 +1,122 @@
+//! Guard clauses: `return X unless cond`, `raise E if cond`, `head :forbidden unless ...`
+//! (contract §5 rules 15 and 17; PRODUCT: guards chain).
+//!
+//! A guard is a conditional without `else` whose branch always leaves the method. Its
+//! exiting value is terminal, with the exit's behavior; the rest of the method runs only
+//! through the other value, so it attaches under it one level deeper: each later guard
+//! depends on the earlier one's passing value.
+//!
+//! Example: `raise Unauthorized unless user.can_refund?(payment)` then
+//! `return {...} unless refund_eligible?(payment)` gives `user_refund_allowed` (level 1;
+//! false → terminal `raises Unauthorized`) and `refund_eligible` (level 2, depends on
+//! `user_refund_allowed`, when_parent `[true]`).
+
+use crate::index::body::{If, Node};
+
+use super::flow::{End, Walker};
+
+impl Walker<'_> {
+    /// Handles `node` as a guard clause if it is one.
+    pub fn guard(
+        &mut self,
+        node: &If,
+        rest: &[Node],
+        at: super::flow::At,
+        tail: bool,
+    ) -> Option<End> {
+        if node.els.is_some() {
+            return None;
+        }
+        let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
+        if !self.inlining.is_empty()
+            && matches!(
+                super::flow::statements(&node.then).last(),
+                Some(Node::Return { .. })
+            )
+        {
+            // In an inlined private method `return` does not leave the caller.
+            return None;
+        }
+        let exit_when_truthy = !node.unless;
+        let slots = self.condition(&node.cond, at, node.lines, exit_when_truthy);
+        let (exits, continues) = if exit_when_truthy {
+            (slots.truthy, slots.falsy)
+        } else {
+            (slots.falsy, slots.truthy)
+        };
+        for slot in &exits {
+            self.set_leaf(*slot, &exit, true);
+        }
+        match continues.as_slice() {
+            [only] => {
+                let end = self.seq(rest, self.under(*only), tail);
+                self.finish(*only, &end, tail);
+            }
+            many => {
+                self.guess(
+                    0.9,
+                    "several values pass a guard: the rest of the method is placed beside it",
+                );
+                let end = self.seq(rest, at, tail);
+                for slot in many {
+                    self.finish(*slot, &end, tail);
+                }
+            }
+        }
+        Some(End::Branched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::analyze_one;
+
+    #[test]
+    fn guards_chain_under_the_passing_value() {
+        let m = analyze_one(
+            "class R\n  def refund(payment, user:)\n    raise Unauthorized unless user.can_refund?(payment)\n    return false if payment.refunded?\n\n    payment.refund!\n  end\nend\n",
+            "refund",
+        );
+        type Row = (String, u32, Option<String>, Vec<(bool, Option<String>)>);
+        let chars: Vec<Row> = m
+            .characteristics
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.level,
+                    c.parent.map(|p| m.characteristics[p].name.clone()),
+                    c.values
+                        .iter()
+                        .map(|v| {
+                            (
+                                v.terminal,
+                                v.behavior.as_ref().map(|b| b.description.clone()),
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            chars,
+            vec![
+                (
+                    "user_refund_allowed".into(),
+                    1,
+                    None,
+                    vec![(false, None), (true, Some("raises Unauthorized".into()))]
+                ),
+                (
+                    "payment_refunded".into(),
+                    2,
+                    Some("user_refund_allowed".into()),
+                    vec![
+                        (true, Some("returns false".into())),
+                        (false, Some("refunds the payment".into()))
+                    ]
+                ),
+            ]
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! The analyzer's output model: characteristics with their values, behaviors, side effects,
+//! per-method results. Converted to the contract's YAML by `metadata::fields`.
+
+use crate::yaml::Value;
+
+/// The five characteristic types of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharType {
+    /// Two values `true`/`false`.
+    Boolean,
+    /// Two values `present`/`nil` (strings).
+    Presence,
+    /// Several named values.
+    Enum,
+    /// Numeric thresholds.
+    Range,
+    /// Ordered states (a state machine).
+    Sequential,
+}
+
+impl CharType {
+    /// The contract's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CharType::Boolean => "boolean",
+            CharType::Presence => "presence",
+            CharType::Enum => "enum",
+            CharType::Range => "range",
+            CharType::Sequential => "sequential",
+        }
+    }
+
+    /// Binary types, for the validator's level >= 2 wording rule.
+    pub fn is_binary(self, values: usize) -> bool {
+        matches!(self, CharType::Boolean | CharType::Presence)
+            || (self == CharType::Range && values == 2)
+    }
+}
+
+/// `source` of a characteristic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The method's own logic or its inputs.
+    Internal,
+    /// The result of a call on another class.
+    External {
+        /// The class called.
+        class: String,
+        /// The method called.
+        method: String,
+    },
+}
+
+/// `setup.type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupType {
+    /// A persisted record (factory).
+    Model,
+    /// A plain value or object.
+    Data,
+    /// Something the test does (a call, a session, time).
+    Action,
+}
+
+impl SetupType {
+    /// The contract's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetupType::Model => "model",
+            SetupType::Data => "data",
+            SetupType::Action => "action",
+        }
+    }
+}
+
+/// `setup`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// Model, data or action.
+    pub kind: SetupType,
+    /// The class to set up, if one.
+    pub class: Option<String>,
+}
+
+/// The behavior a leaf or side effect points to, before ids are assigned.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BehaviorDraft {
+    /// The `it` text (grammar already applied).
+    pub description: String,
+    /// `terminal`, `success` or `side_effect`.
+    pub kind: BehaviorKind,
+    /// The side-effect type, for side effects.
+    pub subtype: Option<&'static str>,
+}
+
+/// `behaviors[].type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BehaviorKind {
+    /// A terminal value's outcome.
+    Terminal,
+    /// A non-terminal leaf's outcome.
+    Success,
+    /// A side effect.
+    SideEffect,
+}
+
+impl BehaviorKind {
+    /// The contract's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BehaviorKind::Terminal => "terminal",
+            BehaviorKind::Success => "success",
+            BehaviorKind::SideEffect => "side_effect",
+        }
+    }
+}
+
+/// One value of a characteristic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CharValue {
+    /// The raw value (`true`, `"present"`, `"completed"`, a symbol).
+    pub value: Value,
+    /// The fragment after the context word.
+    pub description: String,
+    /// Stops branching.
+    pub terminal: bool,
+    /// The outcome, on leaves only.
+    pub behavior: Option<BehaviorDraft>,
+}
+
+/// One characteristic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Characteristic {
+    /// `let` name (snake_case, unique within the method).
+    pub name: String,
+    /// Human text.
+    pub description: String,
+    /// Type.
+    pub kind: CharType,
+    /// Values, in branch order.
+    pub values: Vec<CharValue>,
+    /// Internal or external.
+    pub source: Source,
+    /// How a test sets it up.
+    pub setup: Setup,
+    /// 1 for roots.
+    pub level: u32,
+    /// Index of the parent characteristic.
+    pub parent: Option<usize>,
+    /// The parent's values under which this one exists.
+    pub when_parent: Vec<Value>,
+    /// `"15"` or `"15-22"`.
+    pub source_line: String,
+    /// For ranges: the literal compared with.
+    pub threshold_value: Option<Value>,
+    /// For ranges: `>=`, `>`, `<=`, `<`.
+    pub threshold_operator: Option<&'static str>,
+}
+
+/// A side effect of a method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideEffect {
+    /// `email`, `webhook`, `cache`, `event`, `external_api`.
+    pub kind: &'static str,
+    /// Its behavior.
+    pub behavior: BehaviorDraft,
+}
+
+/// The analysis of one method.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodAnalysis {
+    /// Method name.
+    pub name: String,
+    /// `instance` or `class`.
+    pub kind: &'static str,
+    /// Passed through from discovery.
+    pub method_mode: String,
+    /// Characteristics in source order (parents before children).
+    pub characteristics: Vec<Characteristic>,
+    /// Side effects, in order of appearance.
+    pub side_effects: Vec<SideEffect>,
+    /// Classes the method uses.
+    pub dependencies: Vec<String>,
+    /// 0..1: how much of the result came from parser-decidable rules.
+    pub confidence: f64,
+    /// Which guessed ([J]) rules were applied, and where.
+    pub notes: Vec<String>,
+    /// What a method without characteristics does (its one example).
+    pub outcome: Option<BehaviorDraft>,
+}

@@ -1,0 +1,589 @@
+//! Behavior texts: what a method does at the end of a path (contract §5 rule 21 and the
+//! controller table of rule 28). Early exits (`return`, `raise`, `throw`, `head`,
+//! `redirect_to ... and return`) end a path; the last expression of a path is what the
+//! method returns.
+//!
+//! Decided by the parser: the exit and its kind, literal return values, the `{success:}` /
+//! `{error:}` result hashes, `create!`/`save!`/`update!`/`destroy`, mailer deliveries,
+//! renders, redirects and statuses. Guessed ([J], lowering confidence): the text for any
+//! other expression (`returns <code>`), and which final values count as failures.
+
+use crate::index::body::{Call, Node};
+
+use super::grammar::{self, words};
+use super::model::{BehaviorDraft, BehaviorKind};
+
+/// How a path ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The `it` text.
+    pub description: String,
+    /// A failure (raise, `nil`/`false`, an error result, a 4xx response): terminal.
+    pub failure: bool,
+    /// The text was a guess from code, not a pattern.
+    pub guessed: bool,
+}
+
+impl Outcome {
+    fn new(description: impl Into<String>, failure: bool) -> Self {
+        Outcome {
+            description: grammar::behavior(&description.into()),
+            failure,
+            guessed: false,
+        }
+    }
+
+    fn guess(description: impl Into<String>, failure: bool) -> Self {
+        Outcome {
+            guessed: true,
+            ..Outcome::new(description, failure)
+        }
+    }
+
+    /// The behavior of a leaf with this outcome.
+    pub fn behavior(&self, terminal: bool) -> BehaviorDraft {
+        BehaviorDraft {
+            description: self.description.clone(),
+            kind: if terminal {
+                BehaviorKind::Terminal
+            } else {
+                BehaviorKind::Success
+            },
+            subtype: None,
+        }
+    }
+}
+
+/// Context the texts depend on.
+#[derive(Debug, Clone, Copy)]
+pub struct TextContext<'a> {
+    /// The class under analysis (`Payment`).
+    pub class_name: &'a str,
+    /// The method (`refund`).
+    pub method_name: &'a str,
+    /// A controller: render/redirect/head outcomes and implicit renders apply.
+    pub controller: bool,
+}
+
+/// If `node` leaves the method (or, in a controller, ends the request), how.
+pub fn exit_of(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
+    match node {
+        Node::Return { value, .. } => Some(match value {
+            None => Outcome::new("returns nil", true),
+            Some(v) => returned(v, cx),
+        }),
+        Node::Call(call) if call.recv.is_none() => match call.name.as_str() {
+            "raise" | "fail" => Some(raise_text(call)),
+            "throw" => Some(Outcome::new(
+                format!(
+                    "throws {}",
+                    call.args
+                        .first()
+                        .map_or("a symbol".to_string(), render_short)
+                ),
+                true,
+            )),
+            "head" | "redirect_to" | "redirect_back" | "render" if cx.controller => {
+                Some(response(call))
+            }
+            _ => None,
+        },
+        // `redirect_to x and return`, `render ... and return`
+        Node::And(left, right) if matches!(right.as_ref(), Node::Return { value: None, .. }) => {
+            match left.as_ref() {
+                Node::Call(call)
+                    if call.recv.is_none()
+                        && matches!(call.name.as_str(), "redirect_to" | "render" | "head") =>
+                {
+                    Some(response(call))
+                }
+                _ => None,
+            }
+        }
+        Node::Seq(items) => items.last().and_then(|last| exit_of(last, cx)),
+        _ => None,
+    }
+}
+
+/// Whether every path through `node` exits (for guard detection).
+pub fn always_exits(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
+    match node {
+        Node::Seq(items) => {
+            // An exit anywhere makes what follows unreachable.
+            items.iter().find_map(|i| exit_of(i, cx))
+        }
+        other => exit_of(other, cx),
+    }
+}
+
+fn raise_text(call: &Call) -> Outcome {
+    match call.args.first() {
+        None => Outcome::new("re-raises the error", true),
+        Some(Node::Const { path, .. }) => Outcome::new(format!("raises {path}"), true),
+        Some(Node::Call(c)) if c.name == "new" => match &c.recv {
+            Some(Node::Const { path, .. }) => Outcome::new(format!("raises {path}"), true),
+            _ => Outcome::new("raises an error", true),
+        },
+        Some(Node::Str(_)) | Some(Node::Other { .. }) => Outcome::new("raises RuntimeError", true),
+        Some(_) => Outcome::new("raises an error", true),
+    }
+}
+
+/// The outcome of a controller response call.
+fn response(call: &Call) -> Outcome {
+    match call.name.as_str() {
+        "head" => {
+            let code = call.args.first().and_then(status_code).unwrap_or(200);
+            Outcome::new(format!("returns {code} status"), code >= 400)
+        }
+        "redirect_to" | "redirect_back" => {
+            let target = call
+                .args
+                .first()
+                .map(path_words)
+                .unwrap_or_else(|| "back".to_string());
+            Outcome::new(format!("redirects to {target}"), false)
+        }
+        _ => {
+            let status = keyword(call, "status").and_then(status_code);
+            if keyword(call, "json").is_some() {
+                let failure = status.is_some_and(|s| s >= 400);
+                return match status {
+                    Some(code) if code != 200 => {
+                        Outcome::new(format!("returns JSON response with {code} status"), failure)
+                    }
+                    _ => Outcome::new("returns JSON response", failure),
+                };
+            }
+            let template = call
+                .args
+                .first()
+                .and_then(|a| match a {
+                    Node::Sym(s) | Node::Str(s) => Some(words(s)),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "default".to_string());
+            match status {
+                Some(code) if code != 200 => Outcome::new(
+                    format!("renders {template} template with {code} status"),
+                    code >= 400,
+                ),
+                _ => Outcome::new(format!("renders {template} template"), false),
+            }
+        }
+    }
+}
+
+fn keyword<'n>(call: &'n Call, key: &str) -> Option<&'n Node> {
+    call.args.iter().find_map(|a| match a {
+        Node::Hash(pairs) => pairs.iter().find_map(|(k, v)| match k {
+            Node::Sym(s) | Node::Str(s) if s == key => Some(v),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+/// An HTTP status from `:not_found`, `404`, `:unprocessable_entity`, ...
+fn status_code(node: &Node) -> Option<u16> {
+    match node {
+        Node::Int(i) => u16::try_from(*i).ok(),
+        Node::Sym(s) | Node::Str(s) => Some(match s.as_str() {
+            "ok" => 200,
+            "created" => 201,
+            "accepted" => 202,
+            "no_content" => 204,
+            "moved_permanently" => 301,
+            "found" => 302,
+            "see_other" => 303,
+            "not_modified" => 304,
+            "bad_request" => 400,
+            "unauthorized" => 401,
+            "payment_required" => 402,
+            "forbidden" => 403,
+            "not_found" => 404,
+            "method_not_allowed" => 405,
+            "not_acceptable" => 406,
+            "conflict" => 409,
+            "gone" => 410,
+            "unprocessable_entity" | "unprocessable_content" => 422,
+            "locked" => 423,
+            "too_many_requests" => 429,
+            "internal_server_error" => 500,
+            "not_implemented" => 501,
+            "bad_gateway" => 502,
+            "service_unavailable" => 503,
+            _ => return None,
+        }),
+        _ => None,
+    }
+}
+
+/// `@payment` → `payment`, `admin_users_path` → `admin users path`, `root_path` → `root path`.
+fn path_words(node: &Node) -> String {
+    match node {
+        Node::Ivar(n) | Node::Lvar(n) => words(n),
+        Node::Call(c) if c.recv.is_none() => words(&c.name),
+        Node::Str(s) => s.clone(),
+        Node::Sym(s) => words(s),
+        Node::Array(items) => items
+            .last()
+            .map(path_words)
+            .unwrap_or_else(|| "the resource".to_string()),
+        other => render_short(other),
+    }
+}
+
+fn render_short(node: &Node) -> String {
+    node.render()
+}
+
+/// What returning `value` means.
+pub fn returned(value: &Node, cx: &TextContext<'_>) -> Outcome {
+    match value {
+        Node::Nil => Outcome::new("returns nil", true),
+        Node::False => Outcome::new("returns false", true),
+        Node::True => Outcome::new("returns true", false),
+        Node::Int(i) => Outcome::new(format!("returns {i}"), false),
+        Node::Float(f) => Outcome::new(format!("returns {f}"), false),
+        Node::Sym(s) => Outcome::new(format!("returns :{s}"), is_failure_word(s)),
+        Node::Str(s) => Outcome::new(format!("returns \"{s}\""), false),
+        Node::Hash(pairs) => result_hash(pairs),
+        Node::Array(items) if items.is_empty() => Outcome::new("returns an empty list", false),
+        _ => final_expression(value, cx),
+    }
+}
+
+fn is_failure_word(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    [
+        "fail",
+        "error",
+        "invalid",
+        "denied",
+        "forbidden",
+        "unauthorized",
+        "rejected",
+        "not_",
+    ]
+    .iter()
+    .any(|p| w.contains(p))
+}
+
+fn result_hash(pairs: &[(Node, Node)]) -> Outcome {
+    let get = |key: &str| {
+        pairs.iter().find_map(|(k, v)| match k {
+            Node::Sym(s) | Node::Str(s) if s == key => Some(v),
+            _ => None,
+        })
+    };
+    match (
+        get("success").or_else(|| get("ok")),
+        get("error").or_else(|| get("errors")),
+    ) {
+        (Some(Node::True), _) => Outcome::new("returns success result", false),
+        (Some(Node::False), Some(Node::Sym(reason))) => {
+            Outcome::new(format!("returns {} failure result", words(reason)), true)
+        }
+        (Some(Node::False), _) => Outcome::new("returns failure result", true),
+        (None, Some(Node::Sym(reason))) => {
+            Outcome::new(format!("returns {} error result", words(reason)), true)
+        }
+        (None, Some(_)) => Outcome::new("returns error result", true),
+        _ => Outcome::new("returns a result hash", false),
+    }
+}
+
+/// The outcome of the last expression of a path.
+pub fn final_expression(node: &Node, cx: &TextContext<'_>) -> Outcome {
+    match node {
+        Node::Seq(items) => match items.last() {
+            Some(last) => final_expression(last, cx),
+            None => Outcome::new("returns nil", true),
+        },
+        Node::Return { value: None, .. } => Outcome::new("returns nil", true),
+        Node::Return { value: Some(v), .. } => returned(v, cx),
+        Node::Nil
+        | Node::False
+        | Node::True
+        | Node::Int(_)
+        | Node::Float(_)
+        | Node::Sym(_)
+        | Node::Str(_)
+        | Node::Hash(_) => returned(node, cx),
+        Node::Call(call) => call_outcome(call, cx),
+        Node::Assign {
+            target, op, value, ..
+        } => match (target, op, value.as_ref()) {
+            (crate::index::body::Target::Ivar(name), crate::index::body::AssignOp::OrSet, _) => {
+                Outcome::new(format!("returns cached {}", words(name)), false)
+            }
+            (_, _, v) => final_expression(v, cx),
+        },
+        Node::Ivar(n) | Node::Lvar(n) => Outcome::new(format!("returns the {}", words(n)), false),
+        Node::SelfRef => Outcome::new(format!("returns the {}", words(cx.class_name)), false),
+        Node::Const { path, .. } => Outcome::new(format!("returns {path}"), false),
+        Node::Begin(b) => final_expression(&b.body, cx),
+        Node::Not(_) | Node::And(..) | Node::Or(..) => {
+            Outcome::guess(format!("returns whether {}", node.render()), false)
+        }
+        _ => Outcome::guess(format!("returns {}", node.render()), false),
+    }
+}
+
+fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
+    let name = call.name.as_str();
+    if call.recv.is_none() {
+        if let Some(exit) = exit_of(&Node::Call(Box::new(call.clone())), cx) {
+            return exit;
+        }
+        match name {
+            "update!" | "update" => {
+                return Outcome::new(format!("updates the {}", words(cx.class_name)), false)
+            }
+            "save!" | "save" => {
+                return Outcome::new(format!("saves the {}", words(cx.class_name)), false)
+            }
+            "destroy!" | "destroy" => {
+                return Outcome::new(format!("destroys the {}", words(cx.class_name)), false)
+            }
+            "mail" => {
+                return Outcome::new(format!("builds the {} email", words(cx.method_name)), false)
+            }
+            _ => {}
+        }
+    }
+    // Mailer deliveries: `PaymentMailer.receipt(p).deliver_later`.
+    if name.starts_with("deliver") {
+        if let Some(Node::Call(inner)) = &call.recv {
+            if let Some(Node::Const { path, .. }) = &inner.recv {
+                if path.ends_with("Mailer") {
+                    return Outcome::new(format!("sends {} email", words(&inner.name)), false);
+                }
+            }
+        }
+    }
+    let receiver = call.recv.as_ref().map(receiver_words);
+    if let Some(Node::Const { path, .. }) = &call.recv {
+        match name {
+            "create!" | "create" => {
+                return Outcome::new(format!("creates the {}", words(path)), false)
+            }
+            "call" | "perform" | "run" | "execute" => {
+                return Outcome::new(format!("calls {}", words(path)), false)
+            }
+            "perform_later" | "perform_async" | "perform_now" => {
+                return Outcome::new(format!("enqueues {}", words(path)), false)
+            }
+            "find" | "find_by!" => {
+                return Outcome::new(format!("returns the {}", words(path)), false)
+            }
+            "find_by" => return Outcome::new(format!("returns the {} or nil", words(path)), false),
+            "new" => return Outcome::new(format!("returns a new {}", words(path)), false),
+            _ => {}
+        }
+    }
+    if name == "call" {
+        if let Some(Node::Call(inner)) = &call.recv {
+            if inner.name == "new" {
+                if let Some(Node::Const { path, .. }) = &inner.recv {
+                    return Outcome::new(format!("calls {}", words(path)), false);
+                }
+            }
+        }
+    }
+    if name == "first" || name == "last" {
+        if let Some(Node::Call(inner)) = &call.recv {
+            if inner.name == "where" {
+                if let Some(Node::Const { path, .. }) = &inner.recv {
+                    return Outcome::new(format!("returns {} or nil", words(path)), false);
+                }
+            }
+        }
+    }
+    let subject = receiver.unwrap_or_else(|| words(cx.class_name));
+    match name {
+        "save!" | "save" => Outcome::new(format!("saves the {subject}"), false),
+        "update!" | "update" | "update_columns" | "update_column" => {
+            Outcome::new(format!("updates the {subject}"), false)
+        }
+        "destroy!" | "destroy" | "delete" => Outcome::new(format!("destroys the {subject}"), false),
+        "touch" => Outcome::new(format!("touches the {subject}"), false),
+        "reload" => Outcome::new(format!("reloads the {subject}"), false),
+        ">=" | ">" | "<=" | "<" | "==" | "!=" => Outcome::guess(
+            format!(
+                "returns whether {}",
+                Node::Call(Box::new(call.clone())).render()
+            ),
+            false,
+        ),
+        _ if name.ends_with('!') && call.recv.is_some() => {
+            Outcome::guess(bang_text(name, &subject), false)
+        }
+        _ if name.ends_with('?') => Outcome::guess(
+            format!(
+                "returns whether the {subject} is {}",
+                grammar::predicate_phrase(name)
+            ),
+            false,
+        ),
+        _ if call.recv.is_none() && call.args.is_empty() && call.block.is_none() => {
+            Outcome::new(format!("returns the {}", words(name)), false)
+        }
+        _ => Outcome::guess(
+            format!("returns {}", Node::Call(Box::new(call.clone())).render()),
+            false,
+        ),
+    }
+}
+
+/// `refunded!` → `marks the payment as refunded`; `mark_completed!` → `marks the payment
+/// completed`; `capture_funds!` → `captures the payment funds`.
+fn bang_text(name: &str, subject: &str) -> String {
+    let bare = name.trim_end_matches('!');
+    match bare.split_once('_') {
+        // Rails enum bangs set a state (`refunded!`); others are verbs (`refund!`).
+        None if bare.ends_with("ed") => format!("marks the {subject} as {}", words(bare)),
+        None => format!("{} the {subject}", third_person(bare)),
+        Some((verb, rest)) => format!("{} the {subject} {}", third_person(verb), words(rest)),
+    }
+}
+
+fn third_person(verb: &str) -> String {
+    if verb.ends_with('s') || verb.ends_with("sh") || verb.ends_with("ch") || verb.ends_with('x') {
+        format!("{verb}es")
+    } else if verb.ends_with('y') && !verb.ends_with("ay") && !verb.ends_with("ey") {
+        format!("{}ies", verb.trim_end_matches('y'))
+    } else {
+        format!("{verb}s")
+    }
+}
+
+fn receiver_words(node: &Node) -> String {
+    match node {
+        Node::Lvar(n) | Node::Ivar(n) => words(n),
+        Node::Const { path, .. } => words(path),
+        Node::SelfRef => "record".to_string(),
+        Node::Call(c) if c.recv.is_none() => words(&c.name),
+        Node::Call(c) => format!("{} {}", receiver_words_opt(c.recv.as_ref()), words(&c.name))
+            .trim()
+            .to_string(),
+        _ => "result".to_string(),
+    }
+}
+
+fn receiver_words_opt(node: Option<&Node>) -> String {
+    node.map(receiver_words).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{extract_with, ExtractOptions};
+
+    fn body(src: &str) -> Node {
+        let facts = extract_with("t.rb", src.as_bytes(), &ExtractOptions { bodies: true });
+        *facts.methods[0].body.clone().expect("body")
+    }
+
+    fn cx(controller: bool) -> TextContext<'static> {
+        TextContext {
+            class_name: "Payment",
+            method_name: "refund",
+            controller,
+        }
+    }
+
+    fn exit(src: &str, controller: bool) -> Option<(String, bool)> {
+        exit_of(&body(src), &cx(controller)).map(|o| (o.description, o.failure))
+    }
+
+    #[test]
+    fn exits_and_their_texts() {
+        assert_eq!(
+            exit("def a\n  raise Unauthorized\nend", false),
+            Some(("raises Unauthorized".into(), true))
+        );
+        assert_eq!(
+            exit("def a\n  raise Errors::Bad, 'x'\nend", false),
+            Some(("raises Errors::Bad".into(), true))
+        );
+        assert_eq!(
+            exit("def a\n  raise 'boom'\nend", false),
+            Some(("raises RuntimeError".into(), true))
+        );
+        assert_eq!(
+            exit("def a\n  return\nend", false),
+            Some(("returns nil".into(), true))
+        );
+        assert_eq!(
+            exit(
+                "def a\n  return { success: false, error: :not_refundable }\nend",
+                false
+            ),
+            Some(("returns NOT refundable failure result".into(), true))
+        );
+        assert_eq!(
+            exit("def a\n  head :forbidden\nend", true),
+            Some(("returns 403 status".into(), true))
+        );
+        assert_eq!(exit("def a\n  head :forbidden\nend", false), None);
+        assert_eq!(
+            exit("def a\n  redirect_to root_path and return\nend", true),
+            Some(("redirects to root path".into(), false))
+        );
+        assert_eq!(exit("def a\n  x = 1\nend", false), None);
+    }
+
+    #[test]
+    fn final_expressions() {
+        let text =
+            |src: &str, controller: bool| final_expression(&body(src), &cx(controller)).description;
+        assert_eq!(
+            text("def a\n  { success: true, status: :completed }\nend", false),
+            "returns success result"
+        );
+        assert_eq!(
+            text("def a\n  update!(status: :done)\nend", false),
+            "updates the payment"
+        );
+        assert_eq!(
+            text("def a\n  Invoice.create!(x: 1)\nend", false),
+            "creates the invoice"
+        );
+        assert_eq!(
+            text(
+                "def a\n  PaymentMailer.receipt(p).deliver_later\nend",
+                false
+            ),
+            "sends receipt email"
+        );
+        assert_eq!(
+            text("def a\n  render json: @payment\nend", true),
+            "returns JSON response"
+        );
+        assert_eq!(
+            text(
+                "def a\n  render :new, status: :unprocessable_entity\nend",
+                true
+            ),
+            "renders new template with 422 status"
+        );
+        assert_eq!(
+            text("def a\n  @payments ||= Payment.all\nend", false),
+            "returns cached payments"
+        );
+        assert_eq!(
+            text("def a\n  payment.refunded!\nend", false),
+            "marks the payment as refunded"
+        );
+        assert_eq!(
+            text("def a\n  payment.mark_completed!(1)\nend", false),
+            "marks the payment completed"
+        );
+        assert_eq!(
+            text("def a\n  total_cents\nend", false),
+            "returns the total cents"
+        );
+    }
+}

@@ -1,0 +1,83 @@
+//! `rescue` clauses (a method body's or a `begin` block's, and `x rescue y`): each clause
+//! is a characteristic beside the protected code, with one terminal value, "the error was
+//! raised", whose behavior is what the clause does (`returns nil`, `raises PaymentError`,
+//! `returns failure result`). The protected code's own characteristics stay where they
+//! are, so the happy path is not duplicated under a "not raised" value. One value per
+//! characteristic is our deliberate reading ([J]); the generator renders it as one context.
+//!
+//! Example: `rescue Faraday::Error => e; { success: false }` gives `faraday_error`
+//! (boolean, value `true`: "Faraday::Error raised", terminal, `returns failure result`).
+
+use crate::index::body::{Begin, Node};
+use crate::yaml::Value;
+
+use super::flow::{statements, At, End, Walker};
+use super::grammar;
+use super::model::{CharType, Setup, SetupType, Source};
+
+impl Walker<'_> {
+    /// Handles `begin ... rescue ... end` followed by `rest`.
+    pub fn rescue(&mut self, block: &Begin, rest: &[Node], at: At, tail: bool) -> End {
+        let mut protected = statements(&block.body);
+        if let Some(els) = &block.els {
+            protected.extend(statements(els));
+        }
+        protected.extend_from_slice(rest);
+        let end = self.seq(&protected, at, tail);
+        for clause in &block.rescues {
+            let classes = if clause.classes.is_empty() {
+                "StandardError".to_string()
+            } else {
+                clause.classes.join(" or ")
+            };
+            let last = clause
+                .classes
+                .first()
+                .map(|c| c.rsplit("::").next().unwrap_or(c).to_string());
+            let name = grammar::identifier(&last.unwrap_or_else(|| "StandardError".to_string()));
+            let body = statements(&clause.body);
+            let outcome = match self.seq(&body, at, tail) {
+                End::Done(o) | End::Exited(o) => o,
+                End::Branched => super::outcome::final_expression(&clause.body, &self.cx.text),
+            };
+            let index = self.push_char(
+                name,
+                format!("{classes} raised"),
+                CharType::Boolean,
+                vec![(Value::Bool(true), format!("{classes} raised"))],
+                Source::Internal,
+                Setup {
+                    kind: SetupType::Action,
+                    class: None,
+                },
+                at,
+                (clause.line, clause.line),
+                None,
+                None,
+            );
+            self.set_leaf((index, 0), &outcome, true);
+            self.guess(0.95, "a rescue clause is one terminal value (the error raised) beside the protected code");
+        }
+        end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn each_rescue_clause_is_a_terminal_characteristic_beside_the_body() {
+        let m = analyze_one(
+            "class G\n  def charge(payment)\n    response = Client.post(payment.id)\n    response.body\n  rescue Faraday::TimeoutError, Faraday::ConnectionFailed\n    { success: false, error: :timeout }\n  rescue StandardError => e\n    raise ChargeError, e.message\n  end\nend\n",
+            "charge",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 timeout_error [boolean] true:Faraday::TimeoutError or Faraday::ConnectionFailed raised => returns timeout failure result",
+                "1 standard_error [boolean] true:StandardError raised => raises ChargeError",
+            ]
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! `setup` and `source` of a characteristic (contract §5 rules 11 and 13).
+//!
+//! Setup, first match wins: session or cookie access → action; a bang call → action on
+//! its receiver's class; a time comparison → action; an ActiveRecord model (a class under
+//! `app/models`) → model; another class of the project → data with that class; anything
+//! else (primitives, params) → data without class.
+//!
+//! Source: external when the condition tests what a call on another class returned
+//! (`result.success?` after `result = @gateway.charge(p)`, `Policy.new(p).allowed?`, a
+//! call with arguments on another object such as `user.can_refund?(payment)`); internal
+//! for the method's own state and plain attribute reads of its inputs (`payment.status`).
+//! Deciding a receiver's class by its name is a guess ([J]); the analyzer lowers the
+//! method's confidence when it does.
+
+use crate::index::body::Node;
+
+use super::model::{Setup, SetupType, Source};
+use super::types::{ClassKind, Lookup, TypeEnv, VarType};
+
+/// Names that read the session or the current user.
+const SESSION: &[&str] = &[
+    "session",
+    "cookies",
+    "current_user",
+    "current_account",
+    "user_signed_in?",
+    "signed_in?",
+    "logged_in?",
+    "authenticated?",
+    "warden",
+];
+
+/// Facts about a condition used by both decisions.
+struct Scan {
+    session: bool,
+    bang_receiver: Option<Node>,
+    time: bool,
+}
+
+fn scan(node: &Node, out: &mut Scan, depth: usize) {
+    if depth > 100 {
+        return;
+    }
+    let d = depth + 1;
+    match node {
+        Node::Call(c) => {
+            if c.recv.is_none() && SESSION.contains(&c.name.as_str()) {
+                out.session = true;
+            }
+            if c.name.ends_with('!') && out.bang_receiver.is_none() {
+                out.bang_receiver = Some(c.recv.clone().unwrap_or(Node::SelfRef));
+            }
+            if ["ago", "from_now", "past?", "future?", "expired?", "today?"]
+                .contains(&c.name.as_str())
+            {
+                out.time = true;
+            }
+            if let Some(Node::Const { path, .. }) = &c.recv {
+                if ["Time", "Date", "DateTime"].contains(&path.as_str()) {
+                    out.time = true;
+                }
+            }
+            if let Some(r) = &c.recv {
+                scan(r, out, d);
+            }
+            for a in &c.args {
+                scan(a, out, d);
+            }
+        }
+        Node::And(a, b) | Node::Or(a, b) => {
+            scan(a, out, d);
+            scan(b, out, d);
+        }
+        Node::Not(a) => scan(a, out, d),
+        _ => {}
+    }
+}
+
+/// The receiver at the root of the condition's call chain (`payment` in
+/// `payment.items.any?`), or `self` for implicit calls.
+pub fn root(node: &Node) -> Node {
+    match node {
+        Node::Call(c) => match &c.recv {
+            Some(r) if matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=") => root(r),
+            Some(r) => root(r),
+            None if c.args.is_empty() => Node::Call(c.clone()),
+            None => Node::SelfRef,
+        },
+        Node::Not(a) => root(a),
+        other => other.clone(),
+    }
+}
+
+/// Decides `setup` for a condition.
+pub fn setup(cond: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> (Setup, bool) {
+    let mut s = Scan {
+        session: false,
+        bang_receiver: None,
+        time: false,
+    };
+    scan(cond, &mut s, 0);
+    if s.session {
+        return (
+            Setup {
+                kind: SetupType::Action,
+                class: None,
+            },
+            false,
+        );
+    }
+    if let Some(recv) = s.bang_receiver {
+        return (
+            Setup {
+                kind: SetupType::Action,
+                class: env.class_of(&recv, lookup, own),
+            },
+            false,
+        );
+    }
+    if s.time {
+        return (
+            Setup {
+                kind: SetupType::Action,
+                class: None,
+            },
+            false,
+        );
+    }
+    let subject = root(cond);
+    if matches!(&subject, Node::Call(c) if c.name == "params") {
+        return (
+            Setup {
+                kind: SetupType::Data,
+                class: None,
+            },
+            false,
+        );
+    }
+    let class = match &subject {
+        Node::Lvar(n) => match env.var(n) {
+            Some(VarType::Instance(c)) | Some(VarType::ResultOf { class: c, .. }) => {
+                Some(c.clone())
+            }
+            None => None,
+        },
+        other => env.class_of(other, lookup, own),
+    };
+    let guessed = matches!(&subject, Node::Lvar(_) | Node::Ivar(_));
+    match class {
+        Some(c) => match lookup.kind(&c) {
+            ClassKind::Model => (
+                Setup {
+                    kind: SetupType::Model,
+                    class: Some(c),
+                },
+                guessed,
+            ),
+            _ => (
+                Setup {
+                    kind: SetupType::Data,
+                    class: Some(c),
+                },
+                guessed,
+            ),
+        },
+        None => (
+            Setup {
+                kind: SetupType::Data,
+                class: None,
+            },
+            false,
+        ),
+    }
+}
+
+/// Decides `source` for a condition; `private_sources` resolves implicit calls to private
+/// predicates whose body is a call on another class.
+pub fn source(
+    cond: &Node,
+    env: &TypeEnv,
+    lookup: &Lookup,
+    own: &str,
+    private_source: &dyn Fn(&str) -> Option<Source>,
+) -> Source {
+    let call = match cond {
+        Node::Not(inner) => return source(inner, env, lookup, own, private_source),
+        Node::Call(c) => c,
+        Node::Lvar(n) => {
+            return match env.var(n) {
+                Some(VarType::ResultOf { class, method }) if class != own => Source::External {
+                    class: class.clone(),
+                    method: method.clone(),
+                },
+                _ => Source::Internal,
+            }
+        }
+        _ => return Source::Internal,
+    };
+    // Comparisons and equality test their left side.
+    if matches!(call.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=") {
+        return match &call.recv {
+            Some(lhs) => source(lhs, env, lookup, own, private_source),
+            None => Source::Internal,
+        };
+    }
+    let Some(recv) = &call.recv else {
+        return private_source(&call.name).unwrap_or(Source::Internal);
+    };
+    if let Node::Lvar(n) = recv {
+        if let Some(VarType::ResultOf { class, method }) = env.var(n) {
+            if class != own {
+                return Source::External {
+                    class: class.clone(),
+                    method: method.clone(),
+                };
+            }
+        }
+    }
+    match env.class_of(recv, lookup, own) {
+        Some(class) if class != own => {
+            let model = lookup.kind(&class) == ClassKind::Model;
+            let query_with_inputs = !call.args.is_empty();
+            let constructed = matches!(recv, Node::Call(c) if c.name == "new")
+                || matches!(recv, Node::Const { .. });
+            if !model || query_with_inputs || constructed {
+                Source::External {
+                    class,
+                    method: call.name.clone(),
+                }
+            } else {
+                Source::Internal
+            }
+        }
+        _ => Source::Internal,
+    }
+}

@@ -1,0 +1,384 @@
+//! What class a receiver is, as far as a parser can tell: parameters and instance
+//! variables by name (`payment` → `Payment` when that class exists in the project),
+//! instance variables assigned in `initialize` (`@gateway = gateway` with
+//! `gateway: PaymentGateway.new`), and locals assigned from a constant (`x = Order.find`)
+//! or from a call on a known object (`result = @gateway.charge(p)` is "the result of
+//! `PaymentGateway#charge`", which makes conditions on it external).
+//!
+//! The project lookup checks Rails paths (`app/models/payment.rb`) instead of indexing the
+//! whole application, so analyzing one file stays fast.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::index::body::{AssignOp, Node, Target};
+use crate::index::{FileFacts, MethodFacts};
+use crate::naming::{camelize, underscore};
+
+/// What the project knows about a class name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClassKind {
+    /// Defined under `app/models`: an ActiveRecord model (a PORO there counts too: [J]).
+    Model,
+    /// Defined elsewhere in the project (services, lib, ...).
+    Other,
+    /// Not found in the project.
+    Unknown,
+}
+
+/// Finds classes by their Rails path, with a cache.
+#[derive(Debug)]
+pub struct Lookup {
+    root: Option<PathBuf>,
+    local: Vec<(String, ClassKind)>,
+    cache: RefCell<HashMap<String, ClassKind>>,
+}
+
+const OTHER_DIRS: &[&str] = &[
+    "app/services",
+    "app/controllers",
+    "app/jobs",
+    "app/mailers",
+    "app/policies",
+    "app/forms",
+    "app/queries",
+    "app/presenters",
+    "app/serializers",
+    "app/validators",
+    "app/interactors",
+    "app/workers",
+    "app/lib",
+    "lib",
+];
+
+impl Lookup {
+    /// A lookup for a project root (`None`: only the file's own classes are known).
+    pub fn new(root: Option<PathBuf>, facts: &FileFacts) -> Self {
+        let in_models = facts.path.contains("app/models/");
+        let local = facts
+            .classes
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    if in_models {
+                        ClassKind::Model
+                    } else {
+                        ClassKind::Other
+                    },
+                )
+            })
+            .collect();
+        Lookup {
+            root,
+            local,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// What kind of class `name` is.
+    pub fn kind(&self, name: &str) -> ClassKind {
+        if let Some((_, kind)) = self.local.iter().find(|(n, _)| n == name) {
+            return *kind;
+        }
+        if let Some(kind) = self.cache.borrow().get(name) {
+            return *kind;
+        }
+        let kind = self.find(name);
+        self.cache.borrow_mut().insert(name.to_string(), kind);
+        kind
+    }
+
+    fn find(&self, name: &str) -> ClassKind {
+        let Some(root) = &self.root else {
+            return ClassKind::Unknown;
+        };
+        let rel = format!("{}.rb", underscore(name));
+        if root.join("app/models").join(&rel).is_file()
+            || root.join("app/models/concerns").join(&rel).is_file()
+        {
+            return ClassKind::Model;
+        }
+        if OTHER_DIRS.iter().any(|d| root.join(d).join(&rel).is_file()) {
+            return ClassKind::Other;
+        }
+        ClassKind::Unknown
+    }
+
+    /// The class a variable name stands for (`payment` → `Payment`, `line_items` is not
+    /// singularised), if the project has it.
+    pub fn class_for_name(&self, var: &str) -> Option<String> {
+        let candidate = camelize(var.trim_start_matches('@'));
+        (self.kind(&candidate) != ClassKind::Unknown).then_some(candidate)
+    }
+}
+
+/// What a variable holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VarType {
+    /// An instance of this class.
+    Instance(String),
+    /// What `class#method` returned.
+    ResultOf {
+        /// The class called.
+        class: String,
+        /// The method called.
+        method: String,
+    },
+}
+
+/// Variable types of one method.
+#[derive(Debug, Default, Clone)]
+pub struct TypeEnv {
+    vars: HashMap<String, VarType>,
+    ivars: HashMap<String, VarType>,
+}
+
+impl TypeEnv {
+    /// Builds the environment of `method`: its parameters, the class's `initialize`
+    /// assignments, then its own local assignments in order.
+    pub fn build(method: &MethodFacts, initialize: Option<&MethodFacts>, lookup: &Lookup) -> Self {
+        let mut env = TypeEnv::default();
+        if let Some(init) = initialize {
+            let defaults: HashMap<&str, &Node> = init
+                .param_defaults
+                .iter()
+                .map(|(n, v)| (n.as_str(), v))
+                .collect();
+            if let Some(body) = &init.body {
+                visit_assignments(body, &mut |target, value| {
+                    if let Target::Ivar(name) = target {
+                        let ty = match value {
+                            Node::Lvar(param) => defaults
+                                .get(param.as_str())
+                                .and_then(|d| instance_of(d))
+                                .or_else(|| lookup.class_for_name(param).map(VarType::Instance)),
+                            other => instance_of(other),
+                        };
+                        if let Some(ty) = ty {
+                            env.ivars.insert(name.clone(), ty);
+                        }
+                    }
+                });
+            }
+        }
+        for p in &method.params {
+            if let Some(class) = lookup.class_for_name(&p.name) {
+                env.vars.insert(p.name.clone(), VarType::Instance(class));
+            }
+        }
+        if let Some(body) = &method.body {
+            let mut assignments: Vec<(Target, Node)> = Vec::new();
+            visit_assignments(body, &mut |target, value| {
+                assignments.push((target.clone(), value.clone()))
+            });
+            for (target, value) in assignments {
+                let ty = instance_of(&value).or_else(|| env.result_of(&value, lookup));
+                match (target, ty) {
+                    (Target::Lvar(name), Some(ty)) => {
+                        env.vars.insert(name, ty);
+                    }
+                    (Target::Ivar(name), Some(ty)) => {
+                        env.ivars.insert(name, ty);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        env
+    }
+
+    /// The type of a local variable or parameter.
+    pub fn var(&self, name: &str) -> Option<&VarType> {
+        self.vars.get(name)
+    }
+
+    /// The type of an instance variable (without `@`), falling back to its name.
+    pub fn ivar(&self, name: &str, lookup: &Lookup) -> Option<VarType> {
+        self.ivars
+            .get(name)
+            .cloned()
+            .or_else(|| lookup.class_for_name(name).map(VarType::Instance))
+    }
+
+    /// The class of the object `node` evaluates to, if known.
+    pub fn class_of(&self, node: &Node, lookup: &Lookup, own: &str) -> Option<String> {
+        match node {
+            Node::Lvar(n) => match self.var(n) {
+                Some(VarType::Instance(c)) => Some(c.clone()),
+                _ => None,
+            },
+            Node::Ivar(n) => match self.ivar(n, lookup) {
+                Some(VarType::Instance(c)) => Some(c),
+                _ => None,
+            },
+            Node::SelfRef => Some(own.to_string()),
+            Node::Const { path, .. } => Some(path.clone()),
+            Node::Call(c) => match (&c.recv, c.name.as_str()) {
+                (
+                    Some(Node::Const { path, .. }),
+                    "new" | "find" | "find_by" | "find_by!" | "create" | "create!" | "first"
+                    | "last",
+                ) => Some(path.clone()),
+                (None, _) if c.args.is_empty() => lookup.class_for_name(&c.name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `recv.method(...)` on an object of a known class: the result of that call.
+    fn result_of(&self, node: &Node, lookup: &Lookup) -> Option<VarType> {
+        let Node::Call(c) = node else { return None };
+        let recv = c.recv.as_ref()?;
+        let class = match recv {
+            Node::Ivar(n) => match self.ivar(n, lookup) {
+                Some(VarType::Instance(c)) => c,
+                _ => return None,
+            },
+            Node::Lvar(n) => match self.var(n) {
+                Some(VarType::Instance(c)) => c.clone(),
+                _ => return None,
+            },
+            Node::Const { path, .. } => path.clone(),
+            Node::Call(inner) if inner.name == "new" => match &inner.recv {
+                Some(Node::Const { path, .. }) => path.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(VarType::ResultOf {
+            class,
+            method: c.name.clone(),
+        })
+    }
+}
+
+/// `Const.new(...)`, `Const.find(...)`, `Const` itself: an instance of `Const`.
+fn instance_of(node: &Node) -> Option<VarType> {
+    match node {
+        Node::Call(c) => match (&c.recv, c.name.as_str()) {
+            (
+                Some(Node::Const { path, .. }),
+                "new" | "find" | "find_by" | "find_by!" | "create" | "create!" | "build",
+            ) => Some(VarType::Instance(path.clone())),
+            (Some(Node::Call(inner)), "first" | "last" | "take") if inner.name == "where" => {
+                match &inner.recv {
+                    Some(Node::Const { path, .. }) => Some(VarType::Instance(path.clone())),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        Node::Const { path, .. } => Some(VarType::Instance(path.clone())),
+        _ => None,
+    }
+}
+
+/// Calls `f(target, value)` for every plain or `||=` assignment, in source order.
+fn visit_assignments(node: &Node, f: &mut dyn FnMut(&Target, &Node)) {
+    walk(node, 0, f);
+}
+
+fn walk(node: &Node, depth: usize, f: &mut dyn FnMut(&Target, &Node)) {
+    if depth > 200 {
+        return;
+    }
+    let d = depth + 1;
+    match node {
+        Node::Assign {
+            target, op, value, ..
+        } => {
+            if matches!(op, AssignOp::Set | AssignOp::OrSet) {
+                f(target, value);
+            }
+            walk(value, d, f);
+        }
+        Node::Seq(items) | Node::Array(items) => items.iter().for_each(|i| walk(i, d, f)),
+        Node::If(i) => {
+            walk(&i.cond, d, f);
+            walk(&i.then, d, f);
+            if let Some(e) = &i.els {
+                walk(e, d, f);
+            }
+        }
+        Node::Case(c) => {
+            for w in &c.whens {
+                walk(&w.body, d, f);
+            }
+            if let Some(e) = &c.els {
+                walk(e, d, f);
+            }
+        }
+        Node::Begin(b) => {
+            walk(&b.body, d, f);
+            for r in &b.rescues {
+                walk(&r.body, d, f);
+            }
+        }
+        Node::And(a, b) | Node::Or(a, b) => {
+            walk(a, d, f);
+            walk(b, d, f);
+        }
+        Node::Call(c) => {
+            if let Some(b) = &c.block {
+                walk(&b.body, d, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{extract_with, ExtractOptions};
+
+    #[test]
+    fn ivars_from_initialize_defaults_and_results_of_calls() {
+        let src = "class PaymentProcessor\n  def initialize(gateway: PaymentGateway.new)\n    @gateway = gateway\n  end\n\n  def process(payment)\n    result = @gateway.charge(payment)\n    order = Order.find(1)\n    result.success?\n  end\nend\n";
+        let facts = extract_with(
+            "app/services/payment_processor.rb",
+            src.as_bytes(),
+            &ExtractOptions { bodies: true },
+        );
+        let lookup = Lookup::new(None, &facts);
+        let env = TypeEnv::build(&facts.methods[1], Some(&facts.methods[0]), &lookup);
+        assert_eq!(
+            env.ivar("gateway", &lookup),
+            Some(VarType::Instance("PaymentGateway".into()))
+        );
+        assert_eq!(
+            env.var("result"),
+            Some(&VarType::ResultOf {
+                class: "PaymentGateway".into(),
+                method: "charge".into()
+            })
+        );
+        assert_eq!(env.var("order"), Some(&VarType::Instance("Order".into())));
+    }
+
+    #[test]
+    fn lookup_finds_models_and_services_by_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("app/models/billing")).unwrap();
+        std::fs::create_dir_all(dir.path().join("app/services")).unwrap();
+        std::fs::write(dir.path().join("app/models/billing/invoice.rb"), "").unwrap();
+        std::fs::write(dir.path().join("app/services/payment_gateway.rb"), "").unwrap();
+        let facts = extract_with(
+            "app/services/x.rb",
+            b"class X; end",
+            &ExtractOptions::default(),
+        );
+        let lookup = Lookup::new(Some(dir.path().to_path_buf()), &facts);
+        assert_eq!(lookup.kind("Billing::Invoice"), ClassKind::Model);
+        assert_eq!(lookup.kind("PaymentGateway"), ClassKind::Other);
+        assert_eq!(lookup.kind("Stripe"), ClassKind::Unknown);
+        assert_eq!(lookup.kind("X"), ClassKind::Other);
+        assert_eq!(
+            lookup.class_for_name("payment_gateway").as_deref(),
+            Some("PaymentGateway")
+        );
+    }
+}

@@ -1,0 +1,980 @@
+//! Method bodies as a small owned tree ([`Node`]) for the analyzer: conditionals, `case`,
+//! boolean operators, calls, returns, `rescue`, assignments and literals keep their shape;
+//! everything else is kept as source text. Built from prism only when asked for
+//! (`ExtractOptions::bodies`), because discovery does not need it.
+
+use ruby_prism::Node as P;
+
+use super::parse::{bytes_to_string, const_path_text, MAX_TREE_DEPTH};
+
+/// A statement or expression of a method body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    /// Statements in order.
+    Seq(Vec<Node>),
+    /// `if`, `unless`, `elsif`, modifiers and ternaries.
+    If(Box<If>),
+    /// `case/when` and `case/in`.
+    Case(Box<Case>),
+    /// A method call (also operators such as `>=`, `==`, `!`, `[]`).
+    Call(Box<Call>),
+    /// `a && b`, `a and b`.
+    And(Box<Node>, Box<Node>),
+    /// `a || b`, `a or b`.
+    Or(Box<Node>, Box<Node>),
+    /// `!a`, `not a`.
+    Not(Box<Node>),
+    /// `return`, `return x`.
+    Return {
+        /// The returned value.
+        value: Option<Box<Node>>,
+        /// Line.
+        line: u32,
+    },
+    /// `next` / `break` (leave a block or loop, not the method).
+    Jump {
+        /// `next` or `break`.
+        keyword: &'static str,
+        /// Line.
+        line: u32,
+    },
+    /// `begin ... rescue ... else ... ensure ... end`, or a method body with `rescue`.
+    Begin(Box<Begin>),
+    /// `while`, `until`, `for`.
+    Loop {
+        /// The loop's body.
+        body: Box<Node>,
+        /// Line.
+        line: u32,
+    },
+    /// `x = v`, `@x ||= v`, `x += v`.
+    Assign {
+        /// What is assigned.
+        target: Target,
+        /// `=`, `||=`, `&&=` or an operator.
+        op: AssignOp,
+        /// The value.
+        value: Box<Node>,
+        /// Line.
+        line: u32,
+    },
+    /// A local variable (or parameter).
+    Lvar(String),
+    /// An instance variable, without `@`.
+    Ivar(String),
+    /// A constant path.
+    Const {
+        /// `A::B` without a leading `::`.
+        path: String,
+        /// Written with a leading `::`.
+        absolute: bool,
+    },
+    /// `self`.
+    SelfRef,
+    /// A string literal without interpolation.
+    Str(String),
+    /// A symbol literal, without `:`.
+    Sym(String),
+    /// An integer literal.
+    Int(i64),
+    /// A float literal.
+    Float(f64),
+    /// `true`.
+    True,
+    /// `false`.
+    False,
+    /// `nil`.
+    Nil,
+    /// `[a, b]`.
+    Array(Vec<Node>),
+    /// `{ k => v }` or keyword arguments.
+    Hash(Vec<(Node, Node)>),
+    /// `a..b`, `a...b`, `..b`.
+    Range {
+        /// Start.
+        lo: Option<Box<Node>>,
+        /// End.
+        hi: Option<Box<Node>>,
+        /// `...`.
+        exclusive: bool,
+    },
+    /// `*x`.
+    Splat(Box<Node>),
+    /// `yield`.
+    Yield {
+        /// Line.
+        line: u32,
+    },
+    /// `super` / `super(...)`.
+    Super {
+        /// Line.
+        line: u32,
+    },
+    /// Anything else, as written (interpolated strings, regexps, lambdas, ...).
+    Other {
+        /// The source text (at most 200 bytes).
+        text: String,
+        /// Line.
+        line: u32,
+    },
+}
+
+/// An `if`-like conditional.
+#[derive(Debug, Clone, PartialEq)]
+pub struct If {
+    /// The predicate as written (for `unless`, not negated).
+    pub cond: Node,
+    /// Taken when the predicate is truthy (`unless`: falsy).
+    pub then: Node,
+    /// The `else` / `elsif` branch; an `elsif` is an `If` with `elsif: true`.
+    pub els: Option<Node>,
+    /// `unless` instead of `if`.
+    pub unless: bool,
+    /// `x if y`.
+    pub modifier: bool,
+    /// `a ? b : c`.
+    pub ternary: bool,
+    /// This is the `elsif` of an enclosing `if`.
+    pub elsif: bool,
+    /// First and last line.
+    pub lines: (u32, u32),
+}
+
+/// A `case`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// `case subject` (absent for `case` without subject).
+    pub subject: Option<Node>,
+    /// The `when`/`in` branches.
+    pub whens: Vec<When>,
+    /// The `else` branch.
+    pub els: Option<Node>,
+    /// `case/in` (pattern matching).
+    pub pattern: bool,
+    /// First and last line.
+    pub lines: (u32, u32),
+}
+
+/// A `when` (or `in`) branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct When {
+    /// The values tested (`in`: one pattern, as `Other` text unless it is a literal).
+    pub conds: Vec<Node>,
+    /// The branch body.
+    pub body: Node,
+    /// Line.
+    pub line: u32,
+}
+
+/// A method call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// The receiver (`None`: implicit `self`).
+    pub recv: Option<Node>,
+    /// The method name.
+    pub name: String,
+    /// Arguments (keyword arguments as a trailing `Hash`).
+    pub args: Vec<Node>,
+    /// The block, if any.
+    pub block: Option<Block>,
+    /// `&.`
+    pub safe_nav: bool,
+    /// Line.
+    pub line: u32,
+}
+
+/// A block passed to a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// Block parameter names.
+    pub params: Vec<String>,
+    /// Its body.
+    pub body: Node,
+}
+
+/// `begin/rescue/else/ensure`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Begin {
+    /// The protected body.
+    pub body: Node,
+    /// `rescue` clauses in order.
+    pub rescues: Vec<Rescue>,
+    /// `else` (runs when nothing was raised).
+    pub els: Option<Node>,
+    /// `ensure`.
+    pub ensure: Option<Node>,
+}
+
+/// One `rescue` clause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rescue {
+    /// Exception classes as written (empty: `StandardError`).
+    pub classes: Vec<String>,
+    /// `=> e`
+    pub var: Option<String>,
+    /// Its body.
+    pub body: Node,
+    /// Line.
+    pub line: u32,
+}
+
+/// An assignment target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A local variable.
+    Lvar(String),
+    /// An instance variable, without `@`.
+    Ivar(String),
+    /// Anything else (`a.b =`, constants, globals), as written.
+    Other(String),
+}
+
+/// An assignment operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssignOp {
+    /// `=`
+    Set,
+    /// `||=`
+    OrSet,
+    /// `&&=`
+    AndSet,
+    /// `+=`, `-=`, ...
+    Op(String),
+}
+
+/// Converts prism nodes, bounded in depth (deeper code becomes `Other`).
+pub(crate) struct Converter<'s> {
+    pub(crate) source: &'s [u8],
+    pub(crate) depth: usize,
+}
+
+impl Converter<'_> {
+    fn line(&self, loc: &ruby_prism::Location<'_>) -> u32 {
+        u32::try_from(loc.start_line()).unwrap_or(1).max(1)
+    }
+
+    fn end_line(&self, loc: &ruby_prism::Location<'_>) -> u32 {
+        u32::try_from(loc.end_line()).unwrap_or(1).max(1)
+    }
+
+    fn text(&self, loc: &ruby_prism::Location<'_>) -> String {
+        let start = loc.start() as usize;
+        let end = (loc.end() as usize).min(start + 200);
+        bytes_to_string(self.source.get(start..end).unwrap_or_default())
+    }
+
+    fn other(&self, node: &P<'_>) -> Node {
+        let loc = node.location();
+        Node::Other {
+            text: self.text(&loc),
+            line: self.line(&loc),
+        }
+    }
+
+    fn boxed(&mut self, node: &P<'_>) -> Box<Node> {
+        Box::new(self.convert(node))
+    }
+
+    fn opt(&mut self, node: Option<P<'_>>) -> Option<Node> {
+        node.map(|n| self.convert(&n))
+    }
+
+    fn statements(&mut self, stmts: Option<ruby_prism::StatementsNode<'_>>) -> Node {
+        match stmts {
+            Some(s) => {
+                let items: Vec<Node> = s.body().iter().map(|n| self.convert(&n)).collect();
+                Node::Seq(items)
+            }
+            None => Node::Seq(Vec::new()),
+        }
+    }
+
+    fn args(&mut self, args: Option<ruby_prism::ArgumentsNode<'_>>) -> Vec<Node> {
+        args.map(|a| a.arguments().iter().map(|n| self.convert(&n)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Converts one node.
+    pub(crate) fn convert(&mut self, node: &P<'_>) -> Node {
+        if self.depth >= MAX_TREE_DEPTH {
+            return self.other(node);
+        }
+        self.depth += 1;
+        let out = self.convert_inner(node);
+        self.depth -= 1;
+        out
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn convert_inner(&mut self, node: &P<'_>) -> Node {
+        match node {
+            P::StatementsNode { .. } => match node.as_statements_node() {
+                Some(s) => self.statements(Some(s)),
+                None => self.other(node),
+            },
+            P::ParenthesesNode { .. } => match node.as_parentheses_node().and_then(|p| p.body()) {
+                Some(body) => {
+                    let inner = self.convert(&body);
+                    match inner {
+                        Node::Seq(mut items) if items.len() == 1 => {
+                            items.pop().unwrap_or(Node::Nil)
+                        }
+                        other => other,
+                    }
+                }
+                None => Node::Nil,
+            },
+            P::IfNode { .. } => match node.as_if_node() {
+                Some(n) => {
+                    let loc = n.location();
+                    let ternary = n.if_keyword_loc().is_none();
+                    let modifier = !ternary
+                        && n.end_keyword_loc().is_none()
+                        && self.is_modifier(&n.predicate(), &loc);
+                    let elsif = n.if_keyword_loc().is_some_and(|k| k.as_slice() == b"elsif");
+                    let els = n.subsequent().map(|s| {
+                        if let Some(e) = s.as_else_node() {
+                            self.statements(e.statements())
+                        } else {
+                            self.convert(&s)
+                        }
+                    });
+                    Node::If(Box::new(If {
+                        cond: self.convert(&n.predicate()),
+                        then: self.statements(n.statements()),
+                        els,
+                        unless: false,
+                        modifier,
+                        ternary,
+                        elsif,
+                        lines: (self.line(&loc), self.end_line(&loc)),
+                    }))
+                }
+                None => self.other(node),
+            },
+            P::UnlessNode { .. } => match node.as_unless_node() {
+                Some(n) => {
+                    let loc = n.location();
+                    let modifier = n.end_keyword_loc().is_none();
+                    Node::If(Box::new(If {
+                        cond: self.convert(&n.predicate()),
+                        then: self.statements(n.statements()),
+                        els: n.else_clause().map(|e| self.statements(e.statements())),
+                        unless: true,
+                        modifier,
+                        ternary: false,
+                        elsif: false,
+                        lines: (self.line(&loc), self.end_line(&loc)),
+                    }))
+                }
+                None => self.other(node),
+            },
+            P::CaseNode { .. } => match node.as_case_node() {
+                Some(n) => {
+                    let loc = n.location();
+                    let whens = n
+                        .conditions()
+                        .iter()
+                        .filter_map(|w| w.as_when_node())
+                        .map(|w| When {
+                            conds: w.conditions().iter().map(|c| self.convert(&c)).collect(),
+                            body: self.statements(w.statements()),
+                            line: self.line(&w.location()),
+                        })
+                        .collect();
+                    Node::Case(Box::new(Case {
+                        subject: self.opt(n.predicate()),
+                        whens,
+                        els: n.else_clause().map(|e| self.statements(e.statements())),
+                        pattern: false,
+                        lines: (self.line(&loc), self.end_line(&loc)),
+                    }))
+                }
+                None => self.other(node),
+            },
+            P::CaseMatchNode { .. } => match node.as_case_match_node() {
+                Some(n) => {
+                    let loc = n.location();
+                    let whens = n
+                        .conditions()
+                        .iter()
+                        .filter_map(|w| w.as_in_node())
+                        .map(|w| {
+                            let pattern = w.pattern();
+                            When {
+                                conds: vec![self.pattern(&pattern)],
+                                body: self.statements(w.statements()),
+                                line: self.line(&w.location()),
+                            }
+                        })
+                        .collect();
+                    Node::Case(Box::new(Case {
+                        subject: self.opt(n.predicate()),
+                        whens,
+                        els: n.else_clause().map(|e| self.statements(e.statements())),
+                        pattern: true,
+                        lines: (self.line(&loc), self.end_line(&loc)),
+                    }))
+                }
+                None => self.other(node),
+            },
+            P::AndNode { .. } => match node.as_and_node() {
+                Some(n) => Node::And(self.boxed(&n.left()), self.boxed(&n.right())),
+                None => self.other(node),
+            },
+            P::OrNode { .. } => match node.as_or_node() {
+                Some(n) => Node::Or(self.boxed(&n.left()), self.boxed(&n.right())),
+                None => self.other(node),
+            },
+            P::CallNode { .. } => match node.as_call_node() {
+                Some(c) => self.call(&c),
+                None => self.other(node),
+            },
+            P::ReturnNode { .. } => match node.as_return_node() {
+                Some(r) => {
+                    let mut args = self.args(r.arguments());
+                    let value = match args.len() {
+                        0 => None,
+                        1 => args.pop().map(Box::new),
+                        _ => Some(Box::new(Node::Array(args))),
+                    };
+                    Node::Return {
+                        value,
+                        line: self.line(&r.location()),
+                    }
+                }
+                None => self.other(node),
+            },
+            P::NextNode { .. } | P::BreakNode { .. } => Node::Jump {
+                keyword: if node.as_next_node().is_some() {
+                    "next"
+                } else {
+                    "break"
+                },
+                line: self.line(&node.location()),
+            },
+            P::BeginNode { .. } => match node.as_begin_node() {
+                Some(b) => {
+                    let body = self.statements(b.statements());
+                    let mut rescues = Vec::new();
+                    let mut next = b.rescue_clause();
+                    while let Some(r) = next {
+                        rescues.push(Rescue {
+                            classes: r
+                                .exceptions()
+                                .iter()
+                                .map(|e| {
+                                    let (path, _) = const_path_text(&e);
+                                    if path.is_empty() {
+                                        self.text(&e.location())
+                                    } else {
+                                        path
+                                    }
+                                })
+                                .collect(),
+                            var: r.reference().map(|v| self.text(&v.location())),
+                            body: self.statements(r.statements()),
+                            line: self.line(&r.location()),
+                        });
+                        next = r.subsequent();
+                    }
+                    if rescues.is_empty()
+                        && b.ensure_clause().is_none()
+                        && b.else_clause().is_none()
+                    {
+                        return body;
+                    }
+                    Node::Begin(Box::new(Begin {
+                        body,
+                        rescues,
+                        els: b.else_clause().map(|e| self.statements(e.statements())),
+                        ensure: b.ensure_clause().map(|e| self.statements(e.statements())),
+                    }))
+                }
+                None => self.other(node),
+            },
+            P::RescueModifierNode { .. } => match node.as_rescue_modifier_node() {
+                Some(r) => Node::Begin(Box::new(Begin {
+                    body: self.convert(&r.expression()),
+                    rescues: vec![Rescue {
+                        classes: Vec::new(),
+                        var: None,
+                        body: self.convert(&r.rescue_expression()),
+                        line: self.line(&r.location()),
+                    }],
+                    els: None,
+                    ensure: None,
+                })),
+                None => self.other(node),
+            },
+            P::WhileNode { .. } => match node.as_while_node() {
+                Some(w) => Node::Loop {
+                    body: Box::new(self.statements(w.statements())),
+                    line: self.line(&w.location()),
+                },
+                None => self.other(node),
+            },
+            P::UntilNode { .. } => match node.as_until_node() {
+                Some(w) => Node::Loop {
+                    body: Box::new(self.statements(w.statements())),
+                    line: self.line(&w.location()),
+                },
+                None => self.other(node),
+            },
+            P::ForNode { .. } => match node.as_for_node() {
+                Some(f) => Node::Loop {
+                    body: Box::new(self.statements(f.statements())),
+                    line: self.line(&f.location()),
+                },
+                None => self.other(node),
+            },
+            P::LocalVariableWriteNode { .. } => match node.as_local_variable_write_node() {
+                Some(w) => self.assign(
+                    Target::Lvar(bytes_to_string(w.name().as_slice())),
+                    AssignOp::Set,
+                    &w.value(),
+                    node,
+                ),
+                None => self.other(node),
+            },
+            P::InstanceVariableWriteNode { .. } => match node.as_instance_variable_write_node() {
+                Some(w) => self.assign(
+                    Target::Ivar(ivar(w.name().as_slice())),
+                    AssignOp::Set,
+                    &w.value(),
+                    node,
+                ),
+                None => self.other(node),
+            },
+            P::LocalVariableOrWriteNode { .. } => match node.as_local_variable_or_write_node() {
+                Some(w) => self.assign(
+                    Target::Lvar(bytes_to_string(w.name().as_slice())),
+                    AssignOp::OrSet,
+                    &w.value(),
+                    node,
+                ),
+                None => self.other(node),
+            },
+            P::InstanceVariableOrWriteNode { .. } => {
+                match node.as_instance_variable_or_write_node() {
+                    Some(w) => self.assign(
+                        Target::Ivar(ivar(w.name().as_slice())),
+                        AssignOp::OrSet,
+                        &w.value(),
+                        node,
+                    ),
+                    None => self.other(node),
+                }
+            }
+            P::InstanceVariableAndWriteNode { .. } => {
+                match node.as_instance_variable_and_write_node() {
+                    Some(w) => self.assign(
+                        Target::Ivar(ivar(w.name().as_slice())),
+                        AssignOp::AndSet,
+                        &w.value(),
+                        node,
+                    ),
+                    None => self.other(node),
+                }
+            }
+            P::LocalVariableOperatorWriteNode { .. } => {
+                match node.as_local_variable_operator_write_node() {
+                    Some(w) => self.assign(
+                        Target::Lvar(bytes_to_string(w.name().as_slice())),
+                        AssignOp::Op(bytes_to_string(w.binary_operator().as_slice())),
+                        &w.value(),
+                        node,
+                    ),
+                    None => self.other(node),
+                }
+            }
+            P::InstanceVariableOperatorWriteNode { .. } => {
+                match node.as_instance_variable_operator_write_node() {
+                    Some(w) => self.assign(
+                        Target::Ivar(ivar(w.name().as_slice())),
+                        AssignOp::Op(bytes_to_string(w.binary_operator().as_slice())),
+                        &w.value(),
+                        node,
+                    ),
+                    None => self.other(node),
+                }
+            }
+            P::LocalVariableReadNode { .. } => match node.as_local_variable_read_node() {
+                Some(l) => Node::Lvar(bytes_to_string(l.name().as_slice())),
+                None => self.other(node),
+            },
+            P::InstanceVariableReadNode { .. } => match node.as_instance_variable_read_node() {
+                Some(i) => Node::Ivar(ivar(i.name().as_slice())),
+                None => self.other(node),
+            },
+            P::ConstantReadNode { .. } | P::ConstantPathNode { .. } => {
+                let (path, absolute) = const_path_text(node);
+                if path.is_empty() {
+                    self.other(node)
+                } else {
+                    Node::Const { path, absolute }
+                }
+            }
+            P::SelfNode { .. } => Node::SelfRef,
+            P::NilNode { .. } => Node::Nil,
+            P::TrueNode { .. } => Node::True,
+            P::FalseNode { .. } => Node::False,
+            P::StringNode { .. } => match node.as_string_node() {
+                Some(s) => Node::Str(bytes_to_string(s.unescaped())),
+                None => self.other(node),
+            },
+            P::SymbolNode { .. } => match node.as_symbol_node() {
+                Some(s) => Node::Sym(bytes_to_string(s.unescaped())),
+                None => self.other(node),
+            },
+            P::IntegerNode { .. } => {
+                let text: String = self
+                    .text(&node.location())
+                    .chars()
+                    .filter(|c| *c != '_')
+                    .collect();
+                match text.parse::<i64>() {
+                    Ok(i) => Node::Int(i),
+                    Err(_) => self.other(node),
+                }
+            }
+            P::FloatNode { .. } => match node.as_float_node() {
+                Some(f) => Node::Float(f.value()),
+                None => self.other(node),
+            },
+            P::ArrayNode { .. } => match node.as_array_node() {
+                Some(a) => Node::Array(a.elements().iter().map(|e| self.convert(&e)).collect()),
+                None => self.other(node),
+            },
+            P::HashNode { .. } => match node.as_hash_node() {
+                Some(h) => self.hash(h.elements()),
+                None => self.other(node),
+            },
+            P::KeywordHashNode { .. } => match node.as_keyword_hash_node() {
+                Some(h) => self.hash(h.elements()),
+                None => self.other(node),
+            },
+            P::RangeNode { .. } => match node.as_range_node() {
+                Some(r) => Node::Range {
+                    lo: r.left().map(|l| self.boxed(&l)),
+                    hi: r.right().map(|h| self.boxed(&h)),
+                    exclusive: r.is_exclude_end(),
+                },
+                None => self.other(node),
+            },
+            P::SplatNode { .. } => match node.as_splat_node().and_then(|s| s.expression()) {
+                Some(e) => Node::Splat(self.boxed(&e)),
+                None => self.other(node),
+            },
+            P::YieldNode { .. } => Node::Yield {
+                line: self.line(&node.location()),
+            },
+            P::SuperNode { .. } | P::ForwardingSuperNode { .. } => Node::Super {
+                line: self.line(&node.location()),
+            },
+            _ => self.other(node),
+        }
+    }
+
+    /// A modifier `if` has its predicate after its body.
+    fn is_modifier(&self, predicate: &P<'_>, whole: &ruby_prism::Location<'_>) -> bool {
+        predicate.location().start() > whole.start()
+            && self
+                .source
+                .get(whole.start() as usize..)
+                .is_some_and(|s| !s.starts_with(b"if"))
+    }
+
+    fn assign(&mut self, target: Target, op: AssignOp, value: &P<'_>, node: &P<'_>) -> Node {
+        Node::Assign {
+            target,
+            op,
+            value: self.boxed(value),
+            line: self.line(&node.location()),
+        }
+    }
+
+    fn hash(&mut self, elements: ruby_prism::NodeList<'_>) -> Node {
+        let pairs = elements
+            .iter()
+            .filter_map(|e| e.as_assoc_node())
+            .map(|a| (self.convert(&a.key()), self.convert(&a.value())))
+            .collect();
+        Node::Hash(pairs)
+    }
+
+    fn pattern(&mut self, pattern: &P<'_>) -> Node {
+        match pattern {
+            P::StringNode { .. }
+            | P::SymbolNode { .. }
+            | P::IntegerNode { .. }
+            | P::NilNode { .. }
+            | P::TrueNode { .. }
+            | P::FalseNode { .. }
+            | P::ConstantReadNode { .. }
+            | P::ConstantPathNode { .. }
+            | P::RangeNode { .. } => self.convert(pattern),
+            _ => self.other(pattern),
+        }
+    }
+
+    fn call(&mut self, c: &ruby_prism::CallNode<'_>) -> Node {
+        let name = bytes_to_string(c.name().as_slice());
+        let line = self.line(&c.location());
+        let recv = c.receiver().map(|r| self.convert(&r));
+        if name == "!" && c.arguments().is_none() {
+            if let Some(r) = recv {
+                return Node::Not(Box::new(r));
+            }
+        }
+        let block = c.block().and_then(|b| {
+            if let Some(block) = b.as_block_node() {
+                let params = block
+                    .parameters()
+                    .and_then(|p| p.as_block_parameters_node())
+                    .and_then(|p| p.parameters())
+                    .map(|p| {
+                        p.requireds()
+                            .iter()
+                            .filter_map(|r| r.as_required_parameter_node())
+                            .map(|r| bytes_to_string(r.name().as_slice()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let body = block
+                    .body()
+                    .map_or(Node::Seq(Vec::new()), |b| self.convert(&b));
+                Some(Block { params, body })
+            } else {
+                None
+            }
+        });
+        Node::Call(Box::new(Call {
+            recv,
+            name,
+            args: self.args(c.arguments()),
+            block,
+            safe_nav: c.is_safe_navigation(),
+            line,
+        }))
+    }
+}
+
+fn ivar(bytes: &[u8]) -> String {
+    bytes_to_string(bytes.strip_prefix(b"@").unwrap_or(bytes))
+}
+
+impl Node {
+    /// Compact Ruby text of the node (for descriptions and notes), at most `max` bytes.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        render_into(self, &mut out, 0);
+        if out.len() > 120 {
+            let cut = (0..=117)
+                .rev()
+                .find(|&i| out.is_char_boundary(i))
+                .unwrap_or(0);
+            out.truncate(cut);
+            out.push_str("...");
+        }
+        out
+    }
+
+    /// The line the node starts on, when known.
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            Node::If(i) => Some(i.lines.0),
+            Node::Case(c) => Some(c.lines.0),
+            Node::Call(c) => Some(c.line),
+            Node::Return { line, .. }
+            | Node::Jump { line, .. }
+            | Node::Loop { line, .. }
+            | Node::Assign { line, .. } => Some(*line),
+            Node::Yield { line } | Node::Super { line } | Node::Other { line, .. } => Some(*line),
+            Node::Seq(items) => items.iter().find_map(Node::line),
+            Node::And(a, b) | Node::Or(a, b) => a.line().or_else(|| b.line()),
+            Node::Not(a) | Node::Splat(a) => a.line(),
+            Node::Begin(b) => b.body.line(),
+            _ => None,
+        }
+    }
+}
+
+fn render_into(node: &Node, out: &mut String, depth: usize) {
+    if depth > 40 {
+        out.push_str("...");
+        return;
+    }
+    let d = depth + 1;
+    match node {
+        Node::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                render_into(item, out, d);
+            }
+        }
+        Node::If(i) => {
+            out.push_str(if i.unless { "unless " } else { "if " });
+            render_into(&i.cond, out, d);
+        }
+        Node::Case(c) => {
+            out.push_str("case");
+            if let Some(s) = &c.subject {
+                out.push(' ');
+                render_into(s, out, d);
+            }
+        }
+        Node::Call(c) => {
+            let operator = !c
+                .name
+                .chars()
+                .next()
+                .is_some_and(|ch| ch.is_alphabetic() || ch == '_');
+            match (&c.recv, operator, c.args.len()) {
+                (Some(r), true, 1) if c.name != "[]" => {
+                    render_into(r, out, d);
+                    out.push(' ');
+                    out.push_str(&c.name);
+                    out.push(' ');
+                    if let Some(a) = c.args.first() {
+                        render_into(a, out, d);
+                    }
+                }
+                (Some(r), _, _) if c.name == "[]" => {
+                    render_into(r, out, d);
+                    out.push('[');
+                    render_list(&c.args, out, d);
+                    out.push(']');
+                }
+                _ => {
+                    if let Some(r) = &c.recv {
+                        // `(a * b).round`: an operator receiver needs its parentheses back.
+                        let operator_recv = matches!(r, Node::Call(rc) if rc.args.len() == 1
+                            && !rc.name.chars().next().is_some_and(|ch| ch.is_alphabetic() || ch == '_')
+                            && rc.name != "[]")
+                            || matches!(r, Node::And(..) | Node::Or(..));
+                        if operator_recv {
+                            out.push('(');
+                            render_into(r, out, d);
+                            out.push(')');
+                        } else {
+                            render_into(r, out, d);
+                        }
+                        out.push_str(if c.safe_nav { "&." } else { "." });
+                    }
+                    out.push_str(&c.name);
+                    if !c.args.is_empty() {
+                        out.push('(');
+                        render_list(&c.args, out, d);
+                        out.push(')');
+                    }
+                }
+            }
+        }
+        Node::And(a, b) => {
+            render_into(a, out, d);
+            out.push_str(" && ");
+            render_into(b, out, d);
+        }
+        Node::Or(a, b) => {
+            render_into(a, out, d);
+            out.push_str(" || ");
+            render_into(b, out, d);
+        }
+        Node::Not(a) => {
+            out.push('!');
+            render_into(a, out, d);
+        }
+        Node::Return { value, .. } => {
+            out.push_str("return");
+            if let Some(v) = value {
+                out.push(' ');
+                render_into(v, out, d);
+            }
+        }
+        Node::Jump { keyword, .. } => out.push_str(keyword),
+        Node::Begin(b) => render_into(&b.body, out, d),
+        Node::Loop { .. } => out.push_str("loop"),
+        Node::Assign { target, value, .. } => {
+            match target {
+                Target::Lvar(n) | Target::Other(n) => out.push_str(n),
+                Target::Ivar(n) => {
+                    out.push('@');
+                    out.push_str(n);
+                }
+            }
+            out.push_str(" = ");
+            render_into(value, out, d);
+        }
+        Node::Lvar(n) => out.push_str(n),
+        Node::Ivar(n) => {
+            out.push('@');
+            out.push_str(n);
+        }
+        Node::Const { path, absolute } => {
+            if *absolute {
+                out.push_str("::");
+            }
+            out.push_str(path);
+        }
+        Node::SelfRef => out.push_str("self"),
+        Node::Str(s) => {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        Node::Sym(s) => {
+            out.push(':');
+            out.push_str(s);
+        }
+        Node::Int(i) => out.push_str(&i.to_string()),
+        Node::Float(f) => out.push_str(&f.to_string()),
+        Node::True => out.push_str("true"),
+        Node::False => out.push_str("false"),
+        Node::Nil => out.push_str("nil"),
+        Node::Array(items) => {
+            out.push('[');
+            render_list(items, out, d);
+            out.push(']');
+        }
+        Node::Hash(pairs) => {
+            out.push('{');
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                render_into(k, out, d);
+                out.push_str(" => ");
+                render_into(v, out, d);
+            }
+            out.push('}');
+        }
+        Node::Range { lo, hi, exclusive } => {
+            if let Some(l) = lo {
+                render_into(l, out, d);
+            }
+            out.push_str(if *exclusive { "..." } else { ".." });
+            if let Some(h) = hi {
+                render_into(h, out, d);
+            }
+        }
+        Node::Splat(a) => {
+            out.push('*');
+            render_into(a, out, d);
+        }
+        Node::Yield { .. } => out.push_str("yield"),
+        Node::Super { .. } => out.push_str("super"),
+        Node::Other { text, .. } => out.push_str(text.lines().next().unwrap_or("")),
+    }
+}
+
+fn render_list(items: &[Node], out: &mut String, depth: usize) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        render_into(item, out, depth);
+    }
+}
