@@ -1,1 +1,276 @@
-//! `rspec-scout analyze`.
+//! `rspec-scout analyze`: characteristics, behaviors and side effects per method, the
+//! metadata it writes, and its cache.
+
+use std::path::Path;
+
+use crate::util::Project;
+
+/// `source_mtime` depends on when the fixture was copied.
+fn redact_mtime(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("source_mtime: ") {
+            Some(i) => format!("{}source_mtime: <mtime>", &l[..i]),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// One snapshot per fixture file: the YAML answer. Each method's expected tree is
+/// explained by a comment next to it in `fixtures/analyze_app`.
+#[test]
+fn fixture_app_analysis() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/analyze_app");
+    insta::glob!("../fixtures/analyze_app", "**/*.rb", |path| {
+        let p = Project::new();
+        p.copy_fixture("analyze_app");
+        let rel = path
+            .strip_prefix(&fixtures)
+            .expect("inside fixtures")
+            .to_string_lossy()
+            .into_owned();
+        let run = p.run(&["analyze", &rel]);
+        assert!(run.code == 0, "{rel}: {}\n{}", run.stdout, run.stderr);
+        insta::assert_snapshot!(redact_mtime(&run.stdout));
+    });
+}
+
+#[test]
+fn text_format_shows_the_tree() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    let run = p
+        .run(&[
+            "analyze",
+            "app/services/payment_processor.rb",
+            "--format",
+            "text",
+        ])
+        .expect_code(0);
+    insta::assert_snapshot!(run.stdout, @"
+    app/services/payment_processor.rb
+      #process  (confidence 0.90)
+        payment_status [enum]
+          - completed  => returns success result
+          - failed  => returns payment failed failure result
+          - any other payment status
+          charge_result [boolean]
+            - payment gateway charge succeeds  -> returns success result
+            - payment gateway charge fails  => returns failure result
+        side effect: sends payment completed notification
+        side effect: sends receipt email
+      #refund  (confidence 1.00)
+        refund_eligible [boolean]
+          - refund eligible  -> returns success result
+          - NOT refund eligible  => returns NOT refundable failure result
+    ");
+}
+
+#[test]
+fn metadata_is_written_and_passes_the_code_analyzer_checks() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.run(&["analyze", "app/services/checkout.rb"])
+        .expect_code(0);
+    let path = "tmp/rspec_metadata/app_services_checkout.yml";
+    let run = p
+        .run(&["validate", "--stage", "code-analyzer", path])
+        .expect_code(0);
+    assert_eq!(run.stdout, "OK\n");
+    let meta = p.read(path);
+    assert!(meta.contains("  code_analyzer_completed: true\n"), "{meta}");
+    assert!(meta.contains("source_digest: sha256:"), "{meta}");
+    // Every method renders a skeleton with at least one context or example.
+    let skeleton = p
+        .run(&["skeleton", path, "--stdout", "--mode", "outline"])
+        .expect_code(0);
+    assert!(
+        skeleton.stdout.contains("describe '#call' do") && skeleton.stdout.contains("it '"),
+        "{}",
+        skeleton.stdout
+    );
+}
+
+#[test]
+fn a_valid_cache_is_reused_until_the_source_changes_or_force() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    let first = p
+        .run(&["analyze", "app/models/plan.rb"])
+        .expect_code(0)
+        .yaml();
+    assert!(first.get("cached").is_none());
+    let second = p
+        .run(&["analyze", "app/models/plan.rb"])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(second["cached"].as_bool(), Some(true));
+    assert_eq!(second["data"], first["data"]);
+    let forced = p
+        .run(&["analyze", "app/models/plan.rb", "--force"])
+        .expect_code(0)
+        .yaml();
+    assert!(forced.get("cached").is_none());
+    // Same mtime second, different bytes: the digest catches it.
+    p.edit("app/models/plan.rb", "price_cents\n", "price_cents + 1\n");
+    let changed = p
+        .run(&["analyze", "app/models/plan.rb"])
+        .expect_code(0)
+        .yaml();
+    assert!(changed.get("cached").is_none());
+    assert_ne!(
+        changed["data"]["source_digest"],
+        first["data"]["source_digest"]
+    );
+}
+
+#[test]
+fn reanalysis_clears_later_stages_markers_and_keeps_other_keys() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.write(
+        "tmp/rspec_metadata/app_models_plan.yml",
+        "source_file: app/models/plan.rb\nclass_name: Plan\ncustom: keep me\nautomation:\n  discovery_agent_completed: true\n  code_analyzer_completed: true\n  isolation_decider_completed: true\n  spec_writer_completed: true\n",
+    );
+    p.run(&["analyze", "app/models/plan.rb"]).expect_code(0);
+    let meta = p.read("tmp/rspec_metadata/app_models_plan.yml");
+    assert!(
+        meta.starts_with("source_file: app/models/plan.rb\nclass_name: Plan\ncustom: keep me\n"),
+        "{meta}"
+    );
+    assert!(
+        !meta.contains("isolation_decider_completed") && !meta.contains("spec_writer_completed"),
+        "{meta}"
+    );
+    assert!(
+        meta.contains("discovery_agent_completed: true")
+            && meta.contains("code_analyzer_completed: true")
+    );
+}
+
+#[test]
+fn only_selected_methods_are_analyzed_and_none_selected_is_a_skip() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.write(
+        "tmp/rspec_metadata/app_models_order.yml",
+        "source_file: app/models/order.rb\nclass_name: Order\nmethods_to_analyze:\n  - {name: ship!, method_mode: modified, selected: true, line_range: [12, 21]}\n  - {name: paid?, method_mode: unchanged, selected: false, line_range: [37, 39]}\nautomation:\n  discovery_agent_completed: true\n",
+    );
+    let answer = p
+        .run(&["analyze", "app/models/order.rb"])
+        .expect_code(0)
+        .yaml();
+    let methods: Vec<(&str, &str)> = answer["data"]["methods"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap(),
+                m["method_mode"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(methods, vec![("ship!", "modified")]);
+    p.run(&[
+        "validate",
+        "--stage",
+        "code-analyzer",
+        "tmp/rspec_metadata/app_models_order.yml",
+    ])
+    .expect_code(0);
+
+    p.edit(
+        "tmp/rspec_metadata/app_models_order.yml",
+        "selected: true",
+        "selected: false",
+    );
+    let answer = p
+        .run(&["analyze", "app/models/order.rb", "--force"])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(answer["status"].as_str(), Some("skipped"));
+    assert_eq!(
+        answer["skip_reason"].as_str(),
+        Some("No testable methods found")
+    );
+    let meta = p.read("tmp/rspec_metadata/app_models_order.yml");
+    assert!(
+        meta.contains(
+            "code_analyzer_skipped: true\n  code_analyzer_skip_reason: No testable methods found"
+        ),
+        "{meta}"
+    );
+}
+
+#[test]
+fn from_metadata_after_discover_analyzes_every_planned_file() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    p.run(&["discover", "--all"]).expect_code(0);
+    let answer = p.run(&["analyze", "--from-metadata"]).expect_code(0).yaml();
+    assert_eq!(answer["status"].as_str(), Some("success"));
+    assert_eq!(answer["summary"]["analyzed"].as_u64(), Some(16));
+    assert_eq!(answer["summary"]["errors"].as_u64(), Some(0));
+    for entry in std::fs::read_dir(p.root().join("tmp/rspec_metadata")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yml") {
+            let rel = path
+                .strip_prefix(p.root())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let run = p.run(&["validate", "--stage", "code-analyzer", &rel]);
+            assert!(run.code == 0 || run.code == 2, "{rel}: {}", run.stderr);
+            p.run(&["skeleton", &rel, "--stdout"]).expect_code(0);
+        }
+    }
+    // A second run reuses every analysis.
+    let again = p.run(&["analyze", "--from-metadata"]).expect_code(0).yaml();
+    assert_eq!(again["summary"]["cached"].as_u64(), Some(16));
+}
+
+#[test]
+fn missing_and_broken_inputs_are_clear_errors() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    let run = p.run(&["analyze", "app/models/nope.rb"]).expect_code(1);
+    assert_eq!(run.yaml()["error_code"].as_str(), Some("SOURCE_NOT_FOUND"));
+    p.write(
+        "tmp/rspec_metadata/app_models_plan.yml",
+        "source_file: [oops\n",
+    );
+    let run = p.run(&["analyze", "app/models/plan.rb"]).expect_code(1);
+    let answer = run.yaml();
+    assert_eq!(answer["status"].as_str(), Some("error"));
+    assert_eq!(answer["error_code"].as_str(), Some("METADATA_INVALID"));
+    assert_eq!(
+        p.read("tmp/rspec_metadata/app_models_plan.yml"),
+        "source_file: [oops\n",
+        "left untouched"
+    );
+    let run = p.run(&["analyze", "--from-metadata", "--root", "app"]);
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn a_file_that_does_not_parse_is_analyzed_from_what_prism_recovered() {
+    let p = Project::new();
+    p.write(
+        "app/services/half.rb",
+        "class Half\n  def ok(x)\n    return nil unless x\n    x\n  end\n\n  def broken(\nend\n",
+    );
+    let answer = p
+        .run(&["analyze", "app/services/half.rb"])
+        .expect_code(0)
+        .yaml();
+    let warning = answer["warnings"][0].as_str().unwrap();
+    assert!(warning.starts_with("app/services/half.rb:"), "{warning}");
+    assert!(
+        warning.ends_with("(analyzed from what the parser recovered)"),
+        "{warning}"
+    );
+    assert_eq!(answer["data"]["methods"][0]["name"].as_str(), Some("ok"));
+}

@@ -17,7 +17,7 @@ use crate::yaml::Value;
 
 use super::condition;
 use super::flow::{statements, At, End, Slot, Walker};
-use super::model::{CharType, Source};
+use super::model::CharType;
 
 impl Walker<'_> {
     /// Handles a `case`.
@@ -116,19 +116,7 @@ impl Walker<'_> {
         } else {
             CharType::Enum
         };
-        let (setup, _) =
-            super::setup::setup(subject, &self.cx.env, self.cx.lookup, self.cx.class_name);
-        let private_source = |n: &str| self.private_source(n);
-        let source = match super::setup::source(
-            subject,
-            &self.cx.env,
-            self.cx.lookup,
-            self.cx.class_name,
-            &private_source,
-        ) {
-            Source::External { class, method } => Source::External { class, method },
-            Source::Internal => Source::Internal,
-        };
+        let (setup, source) = self.setup_and_source(subject);
         let index = self.push_char(
             name, words, kind, values, source, setup, at, lines, None, None,
         );

@@ -57,13 +57,7 @@ fn value(v: Value, description: impl Into<String>) -> ValueSpec {
 /// charge` (for a local holding a call result).
 pub fn subject_words(node: &Node, env: &TypeEnv) -> String {
     match node {
-        Node::Lvar(n) => match env.var(n) {
-            Some(VarType::ResultOf { class, method }) => {
-                format!("{} {}", words(class), words(method))
-            }
-            _ => words(n),
-        },
-        Node::Ivar(n) => words(n),
+        Node::Lvar(n) | Node::Ivar(n) => words(n),
         Node::Const { path, .. } => words(path),
         Node::SelfRef => "self".to_string(),
         Node::Call(c) => match (&c.recv, c.name.as_str()) {
@@ -85,6 +79,11 @@ pub fn subject_words(node: &Node, env: &TypeEnv) -> String {
                 .trim()
                 .to_string(),
         },
+        Node::Array(items) => items
+            .iter()
+            .map(|i| subject_words(i, env))
+            .collect::<Vec<_>>()
+            .join(" and "),
         other => words(&other.render()),
     }
 }
@@ -128,6 +127,7 @@ fn is_time(node: &Node) -> bool {
 /// The characteristic for a simple condition (no `!`, `&&`, `||`, `&.` at its top).
 pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
+        Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
         Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond, env)),
         Node::Lvar(_) | Node::Ivar(_) => presence(cond, env),
         Node::Assign { target, .. } => {
@@ -164,6 +164,11 @@ fn presence(subject: &Node, env: &TypeEnv) -> Spec {
     }
 }
 
+/// `!x` as a characteristic of `x` whose truthy value is `x`'s falsy one.
+fn flip_negated(s: Spec) -> Spec {
+    flip(s)
+}
+
 fn flip(mut s: Spec) -> Spec {
     std::mem::swap(&mut s.truthy, &mut s.falsy);
     s
@@ -181,6 +186,32 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         "==" | "===" | "eql?" => return equality(call, env),
         "!=" => return equality(call, env).map(flip),
         _ => {}
+    }
+    // `result[:success]` where `result = Processor.new.refund(...)`: the call's outcome.
+    if let (Some(Node::Lvar(var)), "[]") = (recv, name) {
+        let key = call.args.first().and_then(|k| match k {
+            Node::Sym(s) | Node::Str(s) => Some(s.clone()),
+            _ => None,
+        });
+        if let (Some(VarType::ResultOf { class, method }), Some(key)) =
+            (env.var(var), key.as_deref())
+        {
+            if ["success", "ok", "succeeded", "successful"].contains(&key) {
+                let base = format!("{} {}", words(class), words(method));
+                return Some(Spec {
+                    name: identifier(&format!("{}_result", words(method))),
+                    description: format!("{base} result"),
+                    kind: CharType::Boolean,
+                    truthy: value(Value::Bool(true), format!("{base} succeeds")),
+                    falsy: value(Value::Bool(false), format!("{base} fails")),
+                    threshold: None,
+                    note: None,
+                });
+            }
+        }
+        if call.args.len() == 1 {
+            return Some(presence(&Node::Call(Box::new(call.clone())), env));
+        }
     }
     // `result.success?` where `result = @gateway.charge(...)`: the seed's gateway result.
     if let (Some(Node::Lvar(var)), true) = (recv, name.ends_with('?')) {

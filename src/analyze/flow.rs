@@ -170,6 +170,28 @@ impl<'a> Walker<'a> {
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
                 }
+                Node::Assign {
+                    target,
+                    op,
+                    value,
+                    line,
+                } if matches!(value.as_ref(), Node::If(_)) && !rest.is_empty() => {
+                    // `x = cond ? a : b` mid-method: a conditional whose branches assign.
+                    if let Node::If(i) = value.as_ref() {
+                        let assign = |v: &Node| Node::Assign {
+                            target: target.clone(),
+                            op: op.clone(),
+                            value: Box::new(v.clone()),
+                            line: *line,
+                        };
+                        let mut branched = (**i).clone();
+                        branched.then = assign(&last_value(&i.then));
+                        branched.els = Some(assign(&i.els.as_ref().map_or(Node::Nil, last_value)));
+                        let mut all = vec![Node::If(Box::new(branched))];
+                        all.extend_from_slice(rest);
+                        return self.seq(&all, at, tail);
+                    }
+                }
                 Node::Assign { value, .. }
                     if matches!(value.as_ref(), Node::If(_)) && rest.is_empty() && tail =>
                 {
@@ -192,6 +214,54 @@ impl<'a> Walker<'a> {
                 }
             }
             if rest.is_empty() {
+                if let (true, Node::Or(a, b)) = (tail, stmt) {
+                    if !self.boolean_result(stmt) {
+                        // `name.presence || email`: the first value when present, else the
+                        // fallback.
+                        let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
+                        let subject = match a.as_ref() {
+                            Node::Call(c) if c.name == "presence" && c.args.is_empty() => {
+                                c.recv.clone().map_or_else(|| (**a).clone(), |r| r)
+                            }
+                            other => other.clone(),
+                        };
+                        let present = Node::Call(Box::new(crate::index::body::Call {
+                            recv: Some(subject),
+                            name: "present?".to_string(),
+                            args: Vec::new(),
+                            block: None,
+                            safe_nav: false,
+                            line,
+                        }));
+                        let synthetic = If {
+                            cond: present,
+                            then: (**a).clone(),
+                            els: Some((**b).clone()),
+                            unless: false,
+                            modifier: false,
+                            ternary: true,
+                            elsif: false,
+                            lines: (line, line),
+                        };
+                        return self.branch(&synthetic, &[], at, tail);
+                    }
+                }
+                if tail && self.boolean_result(stmt) {
+                    // `def refundable?; completed? && recent?; end` is
+                    // `if completed? && recent? then true else false end`.
+                    let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
+                    let synthetic = If {
+                        cond: stmt.clone(),
+                        then: Node::True,
+                        els: Some(Node::False),
+                        unless: false,
+                        modifier: false,
+                        ternary: true,
+                        elsif: false,
+                        lines: (line, line),
+                    };
+                    return self.branch(&synthetic, &[], at, tail);
+                }
                 let outcome = self.outcome_of(stmt, tail);
                 return End::Done(outcome);
             }
@@ -204,12 +274,28 @@ impl<'a> Walker<'a> {
         if tail {
             super::outcome::returned(&Node::Nil, &self.cx.text)
         } else {
-            self.guess(0.95, "an empty branch reads as `does nothing more`");
             Outcome {
                 description: NOTHING_MORE.to_string(),
                 failure: false,
                 guessed: true,
             }
+        }
+    }
+
+    /// Whether the method returns the value of a condition: a compound or comparison
+    /// anywhere, a predicate call when the method itself is a predicate.
+    fn boolean_result(&self, stmt: &Node) -> bool {
+        let predicate_method = self.cx.method.name.ends_with('?');
+        match stmt {
+            Node::And(a, b) | Node::Or(a, b) => {
+                predicate_method || (boolean_ish(a) && boolean_ish(b))
+            }
+            Node::Not(inner) => predicate_method || self.boolean_result(inner),
+            Node::Call(c) => {
+                matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=")
+                    || (c.name.ends_with('?') && predicate_method)
+            }
+            _ => false,
         }
     }
 
@@ -220,6 +306,19 @@ impl<'a> Walker<'a> {
 
     /// The outcome of the last statement of a path.
     pub fn outcome_of(&mut self, stmt: &Node, tail: bool) -> Outcome {
+        if !tail {
+            if let Node::Assign { value, .. } = stmt {
+                if is_plain_value(value) {
+                    // Assigning a plain value mid-method does nothing by itself: the path
+                    // ends like the rest of the method.
+                    return Outcome {
+                        description: NOTHING_MORE.to_string(),
+                        failure: false,
+                        guessed: false,
+                    };
+                }
+            }
+        }
         let mut outcome = super::outcome::final_expression(stmt, &self.cx.text);
         if self.cx.text.controller && tail && !is_response(stmt) {
             outcome = Outcome {
@@ -375,19 +474,7 @@ impl<'a> Walker<'a> {
             Some((v, op)) => (v, Some(op)),
             None => (None, None),
         };
-        let (setup, setup_guess) =
-            setup::setup(cond, &self.cx.env, self.cx.lookup, self.cx.class_name);
-        if setup_guess {
-            self.guess(0.95, "the class of a variable was inferred from its name");
-        }
-        let private_source = |name: &str| self.private_source(name);
-        let source = setup::source(
-            cond,
-            &self.cx.env,
-            self.cx.lookup,
-            self.cx.class_name,
-            &private_source,
-        );
+        let (setup, source) = self.setup_and_source(cond);
         self.push_char(
             spec.name,
             spec.description,
@@ -403,6 +490,34 @@ impl<'a> Walker<'a> {
             threshold_value,
             threshold_operator,
         )
+    }
+
+    /// `setup` and `source` of a condition (`setup.rs`). A test controls another class's
+    /// answer by stubbing the call, so an external source is set up as an action with no
+    /// class (the seed's `gateway_result`).
+    pub fn setup_and_source(&mut self, cond: &Node) -> (super::model::Setup, Source) {
+        let (setup, guessed) = setup::setup(cond, &self.cx.env, self.cx.lookup, self.cx.class_name);
+        if guessed {
+            self.guess(0.95, "the class of a variable was inferred from its name");
+        }
+        let private_source = |name: &str| self.private_source(name);
+        let source = setup::source(
+            cond,
+            &self.cx.env,
+            self.cx.lookup,
+            self.cx.class_name,
+            &private_source,
+        );
+        match source {
+            Source::External { .. } => (
+                super::model::Setup {
+                    kind: super::model::SetupType::Action,
+                    class: None,
+                },
+                source,
+            ),
+            Source::Internal => (setup, source),
+        }
     }
 
     /// Places a characteristic with any number of values.
@@ -422,6 +537,23 @@ impl<'a> Walker<'a> {
     ) -> usize {
         let name = self.unique_name(&name);
         let binary_deep = at.level >= 2 && kind.is_binary(values.len());
+        // At level 1 every value reads `when ...`: presence values need their own words
+        // there (deeper, `with x` / `without x` share one noun phrase).
+        let values: Vec<(Value, String)> = if kind == CharType::Presence && at.level == 1 {
+            values
+                .into_iter()
+                .map(|(v, d)| {
+                    let suffix = if v.as_str() == Some("nil") {
+                        "missing"
+                    } else {
+                        "present"
+                    };
+                    (v, format!("{d} {suffix}"))
+                })
+                .collect()
+        } else {
+            values
+        };
         let values = values
             .into_iter()
             .map(|(value, desc)| CharValue {
@@ -506,6 +638,12 @@ impl<'a> Walker<'a> {
         if self.has_children(slot) {
             return;
         }
+        if outcome.description == NOTHING_MORE {
+            self.guess(
+                0.95,
+                "an empty branch in the middle of a method reads as `does nothing more`",
+            );
+        }
         if let Some(v) = self
             .chars
             .get_mut(slot.0)
@@ -589,6 +727,44 @@ impl<'a> Walker<'a> {
             .iter()
             .flat_map(|c| &c.values)
             .find_map(|v| v.behavior.clone())
+    }
+}
+
+/// A literal or variable: assigning it has no effect of its own.
+fn is_plain_value(node: &Node) -> bool {
+    matches!(
+        node,
+        Node::Str(_)
+            | Node::Sym(_)
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Nil
+            | Node::True
+            | Node::False
+            | Node::Lvar(_)
+            | Node::Ivar(_)
+            | Node::Const { .. }
+            | Node::Other { .. }
+            | Node::Array(_)
+            | Node::Hash(_)
+    )
+}
+
+/// The last expression of a branch.
+fn last_value(node: &Node) -> Node {
+    statements(node).pop().unwrap_or(Node::Nil)
+}
+
+/// An expression whose value is true or false (not a value with a fallback).
+fn boolean_ish(node: &Node) -> bool {
+    match node {
+        Node::True | Node::False | Node::Not(_) => true,
+        Node::And(a, b) | Node::Or(a, b) => boolean_ish(a) && boolean_ish(b),
+        Node::Call(c) => {
+            c.name.ends_with('?')
+                || matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=")
+        }
+        _ => false,
     }
 }
 

@@ -49,29 +49,64 @@ const MODALS: &[(&str, &str)] = &[
     ("must", ""),
 ];
 
+/// Splits text into runs of word characters and the rest, the way a regex `\b` sees it
+/// (letters, digits and `_` are word characters, in any script).
+fn runs(text: &str) -> Vec<(bool, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut current: Option<bool> = None;
+    for (i, c) in text.char_indices() {
+        let word = c.is_alphanumeric() || c == '_';
+        match current {
+            Some(w) if w == word => {}
+            Some(w) => {
+                out.push((w, text.get(start..i).unwrap_or("")));
+                start = i;
+                current = Some(word);
+            }
+            None => current = Some(word),
+        }
+    }
+    if let Some(w) = current {
+        out.push((w, text.get(start..).unwrap_or("")));
+    }
+    out
+}
+
+/// Rewrites whole words (as `\b...\b` finds them): `f` returns the replacement.
+fn rewrite_words(text: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (word, part) in runs(text) {
+        match (word, f(part)) {
+            (true, Some(replacement)) => out.push_str(&replacement),
+            _ => out.push_str(part),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A behavior description the validator accepts.
 pub fn behavior(text: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        let lower = word.to_ascii_lowercase();
+    let mut out = rewrite_words(text, &|w| {
+        let lower = w.to_lowercase();
         if lower == "not" {
-            words.push("NOT".to_string());
-            continue;
+            return Some("NOT".to_string());
         }
-        if let Some((_, replacement)) = MODALS.iter().find(|(m, _)| *m == lower) {
-            words.extend(replacement.split_whitespace().map(str::to_string));
-            continue;
-        }
-        words.push(word.to_string());
+        MODALS
+            .iter()
+            .find(|(m, _)| *m == lower)
+            .map(|(_, r)| (*r).to_string())
+    });
+    while runs(&out)
+        .first()
+        .is_some_and(|(w, part)| *w && part.eq_ignore_ascii_case("it"))
+    {
+        out = out.get(2..).unwrap_or("").trim_start().to_string();
     }
-    while words.first().is_some_and(|w| w.eq_ignore_ascii_case("it")) {
-        words.remove(0);
-    }
-    let joined = words.join(" ");
-    if joined.is_empty() {
+    if out.is_empty() {
         "works".to_string()
     } else {
-        joined
+        out
     }
 }
 
@@ -81,30 +116,29 @@ const BINARY_VERBS: &[&str] = &["has", "have", "is", "are", "was", "were"];
 /// A value description the validator accepts: no leading context word; for binary
 /// characteristics at level >= 2, none of has/have/is/are/was/were; `not` as `NOT`.
 pub fn value_description(text: &str, binary_deep: bool) -> String {
-    let mut words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            if w.eq_ignore_ascii_case("not") {
-                "NOT".to_string()
-            } else {
-                w.to_string()
+    let mut out = rewrite_words(text, &|w| {
+        let lower = w.to_lowercase();
+        if lower == "not" {
+            Some("NOT".to_string())
+        } else if binary_deep && BINARY_VERBS.contains(&lower.as_str()) {
+            Some(String::new())
+        } else {
+            None
+        }
+    });
+    loop {
+        let first = runs(&out).into_iter().next();
+        match first {
+            Some((true, word)) if CONTEXT_WORDS.iter().any(|c| word.eq_ignore_ascii_case(c)) => {
+                out = out.get(word.len()..).unwrap_or("").trim_start().to_string();
             }
-        })
-        .collect();
-    while words
-        .first()
-        .is_some_and(|w| CONTEXT_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
-    {
-        words.remove(0);
+            _ => break,
+        }
     }
-    if binary_deep {
-        words.retain(|w| !BINARY_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)));
-    }
-    let joined = words.join(" ");
-    if joined.is_empty() {
+    if out.is_empty() {
         "value".to_string()
     } else {
-        joined
+        out
     }
 }
 
@@ -180,6 +214,25 @@ mod tests {
             "user NOT admin"
         );
         assert_eq!(value_description("is", true), "value");
+    }
+
+    #[test]
+    fn word_boundaries_are_regex_word_boundaries() {
+        assert_eq!(
+            behavior("returns scope.where.not(id: 1)"),
+            "returns scope.where.NOT(id: 1)"
+        );
+        assert_eq!(
+            behavior("returns x.add(\"cannot be\")"),
+            "returns x.add(\"is unable to be\")"
+        );
+        assert_eq!(behavior("returns :not_found"), "returns :not_found");
+        assert_eq!(
+            value_description("!@story.is resubmit", true),
+            "!@story. resubmit"
+        );
+        assert_eq!(value_description("and then", false), "then");
+        assert_eq!(value_description("android", false), "android");
     }
 
     #[test]

@@ -69,7 +69,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 file [presence] present:file -> returns parse(file) | nil:file => raises ArgumentError"]
+            vec!["1 file [presence] present:file present -> returns parse(file) | nil:file missing => raises ArgumentError"]
         );
     }
 }

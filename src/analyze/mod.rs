@@ -334,17 +334,35 @@ fn dependencies(
     own: &str,
 ) -> Vec<String> {
     let mut out = BTreeSet::new();
-    let methods =
-        std::iter::once(method).chain(absorbed.iter().filter_map(|&i| facts.methods.get(i)));
-    for m in methods {
+    let methods: Vec<&MethodFacts> = std::iter::once(method)
+        .chain(absorbed.iter().filter_map(|&i| facts.methods.get(i)))
+        .collect();
+    let mut raised = BTreeSet::new();
+    for m in &methods {
+        if let Some(body) = &m.body {
+            raised_constants(body, &mut raised, 0);
+        }
+    }
+    for m in &methods {
         for c in &m.constants {
             let root = c.path.split("::").next().unwrap_or(&c.path);
+            let last = c.path.rsplit("::").next().unwrap_or(&c.path);
             let is_error = c.path.ends_with("Error")
                 || c.path.ends_with("Exception")
-                || c.path.ends_with("Invalid");
+                || raised.contains(&c.path);
+            // `FREE_SHIPPING_CENTS`: a value, not a class.
+            let value_constant = last
+                .chars()
+                .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_');
+            let nested_here = facts
+                .classes
+                .iter()
+                .any(|k| k.name == format!("{own}::{}", c.path));
             if c.path == own
                 || CORE.contains(&root)
                 || is_error
+                || value_constant
+                || nested_here
                 || c.path.starts_with(&format!("{own}::"))
             {
                 continue;
@@ -367,6 +385,69 @@ fn dependencies(
         }
     }
     out.into_iter().collect()
+}
+
+/// Constants a body raises (`raise OutOfStock`, `raise Errors::Bad.new(...)`).
+fn raised_constants(node: &crate::index::body::Node, out: &mut BTreeSet<String>, depth: usize) {
+    use crate::index::body::Node;
+    if depth > 200 {
+        return;
+    }
+    let d = depth + 1;
+    match node {
+        Node::Call(c) => {
+            if c.recv.is_none() && matches!(c.name.as_str(), "raise" | "fail") {
+                match c.args.first() {
+                    Some(Node::Const { path, .. }) => {
+                        out.insert(path.clone());
+                    }
+                    Some(Node::Call(inner)) => {
+                        if let Some(Node::Const { path, .. }) = &inner.recv {
+                            out.insert(path.clone());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(r) = &c.recv {
+                raised_constants(r, out, d);
+            }
+            for a in &c.args {
+                raised_constants(a, out, d);
+            }
+            if let Some(b) = &c.block {
+                raised_constants(&b.body, out, d);
+            }
+        }
+        Node::Seq(items) | Node::Array(items) => {
+            items.iter().for_each(|i| raised_constants(i, out, d))
+        }
+        Node::If(i) => {
+            raised_constants(&i.then, out, d);
+            if let Some(e) = &i.els {
+                raised_constants(e, out, d);
+            }
+        }
+        Node::Case(c) => {
+            for w in &c.whens {
+                raised_constants(&w.body, out, d);
+            }
+            if let Some(e) = &c.els {
+                raised_constants(e, out, d);
+            }
+        }
+        Node::Begin(b) => {
+            raised_constants(&b.body, out, d);
+            for r in &b.rescues {
+                raised_constants(&r.body, out, d);
+            }
+        }
+        Node::And(a, b) | Node::Or(a, b) => {
+            raised_constants(a, out, d);
+            raised_constants(b, out, d);
+        }
+        _ => {}
+    }
 }
 
 /// Builds the behavior bank: one entry per distinct text, in order of first use; ids are

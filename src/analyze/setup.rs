@@ -136,6 +136,13 @@ pub fn setup(cond: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> (Setup, 
             false,
         );
     }
+    // An implicit attribute read (`state`, `completed?`) is the record's own state.
+    let subject = match &subject {
+        Node::Call(c) if c.recv.is_none() && lookup.class_for_name(&c.name).is_none() => {
+            Node::SelfRef
+        }
+        other => other.clone(),
+    };
     let class = match &subject {
         Node::Lvar(n) => match env.var(n) {
             Some(VarType::Instance(c)) | Some(VarType::ResultOf { class: c, .. }) => {

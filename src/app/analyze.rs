@@ -1,10 +1,22 @@
-//! `rspec-scout analyze` (not implemented yet).
+//! `rspec-scout analyze FILE...` / `analyze --from-metadata`: analyzes the selected methods
+//! of each file (every public method when there is no discovery metadata), writes the
+//! code-analyzer fields into its metadata, and answers in the code-analyzer shape
+//! (`status`, `data`). A valid cached analysis (same mtime and content digest) is reused
+//! unless `--force`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::analyze::{self, Selected};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::index::{self, ExtractOptions, FileFacts, MethodKind};
+use crate::metadata::{self, fields};
 use crate::report::Answer;
+use crate::yaml::{Mapping, Value};
 
 /// Options of `analyze`.
 #[derive(Debug, Clone, Default)]
@@ -19,9 +31,582 @@ pub struct Options {
     pub timings: bool,
 }
 
-/// Runs the command.
-pub fn run(_config: &Config, _options: &Options) -> Result<Answer> {
-    Err(Error::Usage {
-        message: "`analyze` is not implemented yet".to_string(),
+/// The result for one file.
+#[derive(Debug, Serialize)]
+pub struct FileResult {
+    /// `success`, `skipped` or `error`.
+    pub status: &'static str,
+    /// The source file.
+    pub source_file: String,
+    /// The metadata file.
+    pub metadata: String,
+    /// The analysis was reused (`source_mtime` and `source_digest` match).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+    /// The code-analyzer fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// Why it was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<String>,
+    /// The error, for `status: error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<&'static str>,
+    /// What to do about the error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// Problems that did not stop the analysis.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Milliseconds per phase.
+#[derive(Debug, Serialize, Default, Clone)]
+pub struct Timings {
+    /// Reading, parsing and analyzing (in parallel).
+    pub analyze_ms: u64,
+    /// Writing metadata.
+    pub metadata_ms: u64,
+    /// Everything.
+    pub total_ms: u64,
+}
+
+/// The answer for one file: the seed's `status` + `data`.
+#[derive(Debug, Serialize)]
+struct SingleAnswer<'a> {
+    status: &'static str,
+    #[serde(flatten)]
+    result: &'a FileResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Timings>,
+}
+
+/// The answer for several files.
+#[derive(Debug, Serialize)]
+struct ManyAnswer<'a> {
+    status: &'static str,
+    results: &'a [FileResult],
+    summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Timings>,
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    analyzed: usize,
+    cached: usize,
+    skipped: usize,
+    errors: usize,
+}
+
+/// One file's work, before the metadata write.
+enum Work {
+    Analyzed(Box<fields::Analysis>, Vec<String>),
+    Cached(Value),
+    Skipped(String),
+    Failed(Error),
+}
+
+/// Runs `analyze`.
+pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    let started = Instant::now();
+    let sources = if options.from_metadata {
+        sources_from_metadata(config)?
+    } else {
+        for f in &options.files {
+            if !f.is_file() {
+                return Err(Error::SourceNotFound { path: f.clone() });
+            }
+        }
+        options.files.clone()
+    };
+    let locations: Vec<metadata::Location> = sources
+        .iter()
+        .map(|s| metadata::locate(config, s))
+        .collect();
+    let work: Vec<Work> = index::in_pool(config.threads, || {
+        locations
+            .par_iter()
+            .map(|loc| analyze_file(config, loc, options.force))
+            .collect()
+    });
+    let analyze_ms = millis(started);
+
+    let phase = Instant::now();
+    let mut results = Vec::with_capacity(work.len());
+    let mut lock: Option<(PathBuf, metadata::Lock)> = None;
+    for (loc, item) in locations.iter().zip(work) {
+        let rel = loc.source_rel.clone();
+        let meta_path = crate::index::walk::relative_to(&loc.project_root, &loc.path)
+            .unwrap_or_else(|| loc.path.display().to_string());
+        let base = FileResult {
+            status: "success",
+            source_file: rel,
+            metadata: meta_path,
+            cached: false,
+            data: None,
+            skip_reason: None,
+            error: None,
+            error_code: None,
+            suggestion: None,
+            warnings: Vec::new(),
+        };
+        let result = match item {
+            Work::Cached(data) => FileResult {
+                cached: true,
+                data: Some(data),
+                ..base
+            },
+            Work::Failed(e) => failed(base, &e),
+            Work::Skipped(reason) => match write_skip(loc, &reason, &mut lock) {
+                Ok(()) => FileResult {
+                    status: "skipped",
+                    skip_reason: Some(reason),
+                    ..base
+                },
+                Err(e) => failed(base, &e),
+            },
+            Work::Analyzed(analysis, warnings) => match write_analysis(loc, &analysis, &mut lock) {
+                Ok(()) => FileResult {
+                    data: Some(Value::Mapping(analysis.data())),
+                    warnings,
+                    ..base
+                },
+                Err(e) => failed(base, &e),
+            },
+        };
+        results.push(result);
+    }
+    drop(lock);
+    let timings = Timings {
+        analyze_ms,
+        metadata_ms: millis(phase),
+        total_ms: millis(started),
+    };
+    let errors = results.iter().filter(|r| r.status == "error").count();
+    let skipped = results.iter().filter(|r| r.status == "skipped").count();
+    let status = if errors > 0 {
+        "error"
+    } else if skipped == results.len() && !results.is_empty() {
+        "skipped"
+    } else {
+        "success"
+    };
+    let exit = u8::from(errors > 0);
+    let text = text(&results);
+    let timings = options.timings.then_some(timings);
+    let mut answer = match results.as_slice() {
+        [only] if !options.from_metadata => Answer::new(
+            &SingleAnswer {
+                status,
+                result: only,
+                timings,
+            },
+            text,
+            exit,
+        ),
+        many => Answer::new(
+            &ManyAnswer {
+                status,
+                results: many,
+                summary: Summary {
+                    analyzed: many
+                        .iter()
+                        .filter(|r| r.status == "success" && !r.cached)
+                        .count(),
+                    cached: many.iter().filter(|r| r.cached).count(),
+                    skipped,
+                    errors,
+                },
+                timings,
+            },
+            text,
+            exit,
+        ),
+    };
+    for r in results.iter().filter(|r| r.status == "error") {
+        answer.stderr.push(format!(
+            "rspec-scout: {}: {} ({})",
+            r.source_file,
+            r.error.as_deref().unwrap_or("error"),
+            r.error_code.unwrap_or("ERROR")
+        ));
+    }
+    Ok(answer)
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn failed(base: FileResult, e: &Error) -> FileResult {
+    FileResult {
+        status: "error",
+        error: Some(e.message()),
+        error_code: Some(e.code()),
+        suggestion: Some(e.suggestion()),
+        ..base
+    }
+}
+
+/// Every source file named by a metadata file under the root.
+fn sources_from_metadata(config: &Config) -> Result<Vec<PathBuf>> {
+    let dir = config.metadata_dir(&config.root);
+    let entries =
+        std::fs::read_dir(&dir).map_err(|_| Error::MetadataNotFound { path: dir.clone() })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "yml")
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    let mut sources = Vec::new();
+    for path in paths {
+        // A file that does not load is reported by the analysis of its source, if any;
+        // here only the source path is needed.
+        let Ok(Some(map)) = metadata::load(&path) else {
+            continue;
+        };
+        if let Some(source) = map.get("source_file").and_then(Value::as_str) {
+            sources.push(config.root.join(source));
+        }
+    }
+    if sources.is_empty() {
+        return Err(Error::NothingToDo {
+            message: "No metadata to analyze".to_string(),
+            details: format!("no metadata file with a source_file in {}", dir.display()),
+        });
+    }
+    Ok(sources)
+}
+
+fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work {
+    let source_path = loc.project_root.join(&loc.source_rel);
+    let existing = match metadata::load(&loc.path) {
+        Ok(m) => m,
+        Err(e) => return Work::Failed(e),
+    };
+    let bytes = match index::read_source(&source_path, config.max_file_size) {
+        Ok(b) => b,
+        Err(reason) if !source_path.exists() => {
+            let _ = reason;
+            return Work::Failed(Error::SourceNotFound { path: source_path });
+        }
+        Err(reason) => {
+            return Work::Failed(Error::Unreadable {
+                path: source_path,
+                reason,
+            })
+        }
+    };
+    let digest = metadata::digest(&bytes);
+    let mtime = metadata::mtime(&source_path).unwrap_or(0);
+    if let (false, Some(map)) = (force, &existing) {
+        if cache_valid(map, mtime, &digest) {
+            return Work::Cached(Value::Mapping(cached_data(map)));
+        }
+    }
+    let facts = index::extract_with(&loc.source_rel, &bytes, &ExtractOptions { bodies: true });
+    if let Some(reason) = &facts.skipped {
+        return Work::Failed(Error::Unreadable {
+            path: source_path,
+            reason: reason.clone(),
+        });
+    }
+    let mut warnings = Vec::new();
+    if facts.diagnostic_count > 0 {
+        let first = facts.diagnostics.first();
+        warnings.push(format!(
+            "{}:{}: {} (analyzed from what the parser recovered)",
+            loc.source_rel,
+            first.map_or(1, |d| d.line),
+            first.map_or("syntax error", |d| d.message.as_str())
+        ));
+    }
+    let class_name = existing
+        .as_ref()
+        .and_then(|m| m.get("class_name"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| crate::discover::main_class(&facts));
+    let Some(class_name) = class_name else {
+        return Work::Skipped("No class found in the file".to_string());
+    };
+    let selected = match existing.as_ref().and_then(|m| m.get("methods_to_analyze")) {
+        Some(Value::Sequence(items)) => items.iter().filter_map(selected_entry).collect::<Vec<_>>(),
+        _ => facts
+            .methods
+            .iter()
+            .filter(|m| m.owner == class_name && m.is_public_api())
+            .map(|m| Selected {
+                name: m.name.clone(),
+                kind: Some(m.kind),
+                // Without discovery there is no base to compare with: the skeleton will
+                // upsert (replace an existing block) rather than insert.
+                method_mode: "unchanged".to_string(),
+            })
+            .collect(),
+    };
+    if selected.is_empty() {
+        return Work::Skipped("No testable methods found".to_string());
+    }
+    let parent = parent_controller(&loc.project_root, &facts, &class_name);
+    let request = analyze::Request {
+        facts: &facts,
+        class_name: class_name.clone(),
+        methods: selected,
+        root: Some(loc.project_root.clone()),
+        rules: &config.side_effects,
+        parent_controller: parent.as_ref(),
+    };
+    let analysis = analyze::analyze(&request);
+    warnings.extend(analysis.warnings.iter().cloned());
+    if analysis.methods.is_empty() {
+        return Work::Skipped("None of the selected methods was found in the source".to_string());
+    }
+    Work::Analyzed(
+        Box::new(fields::Analysis {
+            slug: loc.slug.clone(),
+            source_file: loc.source_rel.clone(),
+            source_mtime: mtime,
+            source_digest: digest,
+            class_name,
+            analysis,
+        }),
+        warnings,
+    )
+}
+
+/// A `methods_to_analyze` entry that is selected.
+fn selected_entry(item: &Value) -> Option<Selected> {
+    let map = item.as_mapping()?;
+    if map.get("selected").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let name = map.get("name").and_then(Value::as_str)?.to_string();
+    let kind = match map.get("type").and_then(Value::as_str) {
+        Some("class") => Some(MethodKind::Singleton),
+        Some("instance") => Some(MethodKind::Instance),
+        _ => None,
+    };
+    let method_mode = map
+        .get("method_mode")
+        .and_then(Value::as_str)
+        .unwrap_or("unchanged")
+        .to_string();
+    Some(Selected {
+        name,
+        kind,
+        method_mode,
     })
+}
+
+/// The cache rule: the analysis is complete and was made on these very bytes.
+fn cache_valid(map: &Mapping, mtime: i64, digest: &str) -> bool {
+    metadata::is_completed(map, "code_analyzer")
+        && map.get("source_mtime").and_then(Value::as_i64) == Some(mtime)
+        && map.get("source_digest").and_then(Value::as_str) == Some(digest)
+}
+
+fn cached_data(map: &Mapping) -> Mapping {
+    let mut data = Mapping::new();
+    for key in [
+        "slug",
+        "source_file",
+        "source_mtime",
+        "source_digest",
+        "class_name",
+        "behaviors",
+        "methods",
+    ] {
+        if let Some(v) = map.get(key) {
+            metadata::set(&mut data, key, v.clone());
+        }
+    }
+    data
+}
+
+/// For a controller, the parent controller's facts (with bodies) when its file is found:
+/// its `before_action` callbacks apply to the child's actions.
+fn parent_controller(root: &Path, facts: &FileFacts, class_name: &str) -> Option<FileFacts> {
+    let class = facts.classes.iter().find(|c| c.name == class_name)?;
+    let superclass = class.superclass.as_deref()?.trim_start_matches("::");
+    if !superclass.ends_with("Controller") {
+        return None;
+    }
+    let path = root
+        .join("app/controllers")
+        .join(format!("{}.rb", crate::naming::underscore(superclass)));
+    let bytes = std::fs::read(&path).ok()?;
+    let rel = crate::index::walk::relative_to(root, &path)?;
+    Some(index::extract_with(
+        &rel,
+        &bytes,
+        &ExtractOptions { bodies: true },
+    ))
+}
+
+fn take_lock<'a>(path: &Path, lock: &'a mut Option<(PathBuf, metadata::Lock)>) -> Result<()> {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if lock.as_ref().is_some_and(|(d, _)| *d == dir) {
+        return Ok(());
+    }
+    // One folder lock at a time: release the previous folder's before taking another.
+    *lock = None;
+    let taken = metadata::lock(path)?;
+    *lock = Some((dir, taken));
+    Ok(())
+}
+
+/// Writes the analysis into the metadata (read again under the lock, so a concurrent
+/// writer's keys are kept).
+fn write_analysis(
+    loc: &metadata::Location,
+    analysis: &fields::Analysis,
+    lock: &mut Option<(PathBuf, metadata::Lock)>,
+) -> Result<()> {
+    take_lock(&loc.path, lock)?;
+    let mut map = metadata::load(&loc.path)?.unwrap_or_default();
+    analysis.apply(&mut map);
+    metadata::write_atomic(&loc.path, &map)
+}
+
+/// Records a skip: the stage completed with nothing to do (the contract's skip scenario).
+fn write_skip(
+    loc: &metadata::Location,
+    reason: &str,
+    lock: &mut Option<(PathBuf, metadata::Lock)>,
+) -> Result<()> {
+    take_lock(&loc.path, lock)?;
+    let Some(mut map) = metadata::load(&loc.path)? else {
+        // Nothing to record against: no metadata and nothing analyzed.
+        return Ok(());
+    };
+    metadata::with_automation(&mut map, |auto| {
+        metadata::set(auto, "code_analyzer_completed", Value::Bool(true));
+        metadata::set(auto, "code_analyzer_skipped", Value::Bool(true));
+        metadata::set(
+            auto,
+            "code_analyzer_skip_reason",
+            Value::String(reason.to_string()),
+        );
+    });
+    metadata::write_atomic(&loc.path, &map)
+}
+
+/// People's text: per file, per method, its characteristics as an indented tree.
+fn text(results: &[FileResult]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for r in results {
+        match r.status {
+            "error" => {
+                let _ = writeln!(
+                    out,
+                    "{}: error: {}",
+                    r.source_file,
+                    r.error.as_deref().unwrap_or("")
+                );
+                continue;
+            }
+            "skipped" => {
+                let _ = writeln!(
+                    out,
+                    "{}: skipped: {}",
+                    r.source_file,
+                    r.skip_reason.as_deref().unwrap_or("")
+                );
+                continue;
+            }
+            _ => {}
+        }
+        let cached = if r.cached { " (cached)" } else { "" };
+        let _ = writeln!(out, "{}{cached}", r.source_file);
+        let Some(Value::Mapping(data)) = &r.data else {
+            continue;
+        };
+        let behaviors = data
+            .get("behaviors")
+            .and_then(Value::as_sequence)
+            .cloned()
+            .unwrap_or_default();
+        let describe = |id: &Value| -> String {
+            behaviors
+                .iter()
+                .find(|b| b.get("id") == Some(id))
+                .and_then(|b| b.get("description"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        };
+        for m in data
+            .get("methods")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+        {
+            let name = m.get("name").and_then(Value::as_str).unwrap_or("?");
+            let sep = if m.get("type").and_then(Value::as_str) == Some("class") {
+                "."
+            } else {
+                "#"
+            };
+            let confidence = m.get("confidence").and_then(Value::as_f64).unwrap_or(1.0);
+            let _ = writeln!(out, "  {sep}{name}  (confidence {confidence:.2})");
+            if let Some(id) = m.get("behavior_id") {
+                let _ = writeln!(out, "    -> {}", describe(id));
+            }
+            for c in m
+                .get("characteristics")
+                .and_then(Value::as_sequence)
+                .into_iter()
+                .flatten()
+            {
+                let level = c.get("level").and_then(Value::as_u64).unwrap_or(1);
+                let indent = "  ".repeat(usize::try_from(level).unwrap_or(1) + 1);
+                let cname = c.get("name").and_then(Value::as_str).unwrap_or("?");
+                let ctype = c.get("type").and_then(Value::as_str).unwrap_or("?");
+                let _ = writeln!(out, "{indent}{cname} [{ctype}]");
+                for v in c
+                    .get("values")
+                    .and_then(Value::as_sequence)
+                    .into_iter()
+                    .flatten()
+                {
+                    let desc = v.get("description").and_then(Value::as_str).unwrap_or("");
+                    let arrow = match (
+                        v.get("behavior_id"),
+                        v.get("terminal").and_then(Value::as_bool),
+                    ) {
+                        (Some(id), Some(true)) => format!("  => {}", describe(id)),
+                        (Some(id), _) => format!("  -> {}", describe(id)),
+                        (None, _) => String::new(),
+                    };
+                    let _ = writeln!(out, "{indent}  - {desc}{arrow}");
+                }
+            }
+            for e in m
+                .get("side_effects")
+                .and_then(Value::as_sequence)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(id) = e.get("behavior_id") {
+                    let _ = writeln!(out, "    side effect: {}", describe(id));
+                }
+            }
+        }
+        for w in &r.warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
+    }
+    out
 }

@@ -82,3 +82,247 @@ impl Discovery {
         });
     }
 }
+
+/// What the code-analyzer stage writes (the contract's fields, plus `source_digest`, and
+/// per method `confidence`, `notes` and, for a method without characteristics, its own
+/// `behavior_id`).
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The metadata slug.
+    pub slug: String,
+    /// Project-relative source path.
+    pub source_file: String,
+    /// The source's mtime in Unix seconds.
+    pub source_mtime: i64,
+    /// `sha256:<hex>` of the source bytes.
+    pub source_digest: String,
+    /// The class analyzed.
+    pub class_name: String,
+    /// The analysis.
+    pub analysis: crate::analyze::FileAnalysis,
+}
+
+impl Analysis {
+    /// The contract's `data` mapping: slug, source_file, source_mtime, source_digest,
+    /// class_name, behaviors, methods.
+    pub fn data(&self) -> Mapping {
+        let mut map = Mapping::new();
+        set(&mut map, "slug", Value::String(self.slug.clone()));
+        set(
+            &mut map,
+            "source_file",
+            Value::String(self.source_file.clone()),
+        );
+        set(&mut map, "source_mtime", Value::from(self.source_mtime));
+        set(
+            &mut map,
+            "source_digest",
+            Value::String(self.source_digest.clone()),
+        );
+        set(
+            &mut map,
+            "class_name",
+            Value::String(self.class_name.clone()),
+        );
+        set(
+            &mut map,
+            "behaviors",
+            Value::Sequence(self.analysis.behaviors.iter().map(behavior_value).collect()),
+        );
+        set(
+            &mut map,
+            "methods",
+            Value::Sequence(
+                self.analysis
+                    .methods
+                    .iter()
+                    .map(|m| method_value(m, &self.analysis))
+                    .collect(),
+            ),
+        );
+        map
+    }
+
+    /// Sets the analyzer's fields, marks the stage complete, and clears later stages'
+    /// markers (their work was based on an older analysis).
+    pub fn apply(&self, map: &mut Mapping) {
+        for (key, value) in self.data() {
+            if let Value::String(k) = key {
+                set(map, &k, value);
+            }
+        }
+        super::clear_later_markers(map, "code_analyzer");
+        super::with_automation(map, |auto| {
+            auto.remove("code_analyzer_skipped");
+            auto.remove("code_analyzer_skip_reason");
+            set(auto, "code_analyzer_completed", Value::Bool(true));
+            set(auto, "code_analyzer_version", Value::String(version()));
+        });
+    }
+}
+
+fn behavior_value(b: &crate::analyze::Behavior) -> Value {
+    let mut map = Mapping::new();
+    set(&mut map, "id", Value::String(b.id.clone()));
+    set(
+        &mut map,
+        "description",
+        Value::String(b.description.clone()),
+    );
+    set(&mut map, "type", Value::String(b.kind.as_str().to_string()));
+    if let Some(subtype) = b.subtype {
+        set(&mut map, "subtype", Value::String(subtype.to_string()));
+    }
+    set(&mut map, "enabled", Value::Bool(true));
+    set(&mut map, "used_by", Value::from(b.used_by as u64));
+    Value::Mapping(map)
+}
+
+fn method_value(
+    m: &crate::analyze::model::MethodAnalysis,
+    analysis: &crate::analyze::FileAnalysis,
+) -> Value {
+    let mut map = Mapping::new();
+    set(&mut map, "name", Value::String(m.name.clone()));
+    set(&mut map, "type", Value::String(m.kind.to_string()));
+    set(
+        &mut map,
+        "method_mode",
+        Value::String(m.method_mode.clone()),
+    );
+    set(&mut map, "analyzed", Value::Bool(true));
+    let effects: Vec<Value> = m
+        .side_effects
+        .iter()
+        .map(|e| {
+            let mut em = Mapping::new();
+            set(&mut em, "type", Value::String(e.kind.to_string()));
+            set(&mut em, "behavior_id", id_value(analysis, &e.behavior));
+            Value::Mapping(em)
+        })
+        .collect();
+    set(&mut map, "side_effects", Value::Sequence(effects));
+    let chars: Vec<Value> = m
+        .characteristics
+        .iter()
+        .map(|c| characteristic_value(c, m, analysis))
+        .collect();
+    set(&mut map, "characteristics", Value::Sequence(chars));
+    set(
+        &mut map,
+        "dependencies",
+        Value::Sequence(
+            m.dependencies
+                .iter()
+                .map(|d| Value::String(d.clone()))
+                .collect(),
+        ),
+    );
+    if let Some(outcome) = &m.outcome {
+        set(&mut map, "behavior_id", id_value(analysis, outcome));
+    }
+    set(&mut map, "confidence", Value::from(m.confidence));
+    set(
+        &mut map,
+        "notes",
+        Value::Sequence(m.notes.iter().map(|n| Value::String(n.clone())).collect()),
+    );
+    Value::Mapping(map)
+}
+
+fn id_value(
+    analysis: &crate::analyze::FileAnalysis,
+    draft: &crate::analyze::model::BehaviorDraft,
+) -> Value {
+    analysis
+        .id_of(draft)
+        .map_or(Value::Null, |id| Value::String(id.to_string()))
+}
+
+fn characteristic_value(
+    c: &crate::analyze::model::Characteristic,
+    m: &crate::analyze::model::MethodAnalysis,
+    analysis: &crate::analyze::FileAnalysis,
+) -> Value {
+    use crate::analyze::model::{CharType, Source};
+    let mut map = Mapping::new();
+    set(&mut map, "name", Value::String(c.name.clone()));
+    set(
+        &mut map,
+        "description",
+        Value::String(c.description.clone()),
+    );
+    set(&mut map, "type", Value::String(c.kind.as_str().to_string()));
+    let mut source = Mapping::new();
+    match &c.source {
+        Source::Internal => set(&mut source, "kind", Value::String("internal".into())),
+        Source::External { class, method } => {
+            set(&mut source, "kind", Value::String("external".into()));
+            set(&mut source, "class", Value::String(class.clone()));
+            set(&mut source, "method", Value::String(method.clone()));
+        }
+    }
+    set(&mut map, "source", Value::Mapping(source));
+    let values: Vec<Value> = c
+        .values
+        .iter()
+        .map(|v| {
+            let mut vm = Mapping::new();
+            set(&mut vm, "value", v.value.clone());
+            set(&mut vm, "description", Value::String(v.description.clone()));
+            set(&mut vm, "terminal", Value::Bool(v.terminal));
+            if let Some(b) = &v.behavior {
+                set(&mut vm, "behavior_id", id_value(analysis, b));
+            }
+            Value::Mapping(vm)
+        })
+        .collect();
+    set(&mut map, "values", Value::Sequence(values));
+    set(
+        &mut map,
+        "source_line",
+        Value::String(c.source_line.clone()),
+    );
+    let mut setup = Mapping::new();
+    set(
+        &mut setup,
+        "type",
+        Value::String(c.setup.kind.as_str().to_string()),
+    );
+    set(
+        &mut setup,
+        "class",
+        c.setup.class.clone().map_or(Value::Null, Value::String),
+    );
+    set(&mut map, "setup", Value::Mapping(setup));
+    set(&mut map, "level", Value::from(u64::from(c.level)));
+    let parent = c.parent.and_then(|p| m.characteristics.get(p));
+    set(
+        &mut map,
+        "depends_on",
+        parent.map_or(Value::Null, |p| Value::String(p.name.clone())),
+    );
+    set(
+        &mut map,
+        "when_parent",
+        if parent.is_some() {
+            Value::Sequence(c.when_parent.clone())
+        } else {
+            Value::Null
+        },
+    );
+    if c.kind == CharType::Range {
+        set(
+            &mut map,
+            "threshold_value",
+            c.threshold_value.clone().unwrap_or(Value::Null),
+        );
+        set(
+            &mut map,
+            "threshold_operator",
+            c.threshold_operator
+                .map_or(Value::Null, |o| Value::String(o.to_string())),
+        );
+    }
+    Value::Mapping(map)
+}

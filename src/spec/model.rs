@@ -39,6 +39,9 @@ pub struct MethodInput {
     pub characteristics: Vec<Characteristic>,
     /// `side_effects[]` (empty when missing or null).
     pub side_effects: Vec<SideEffectInput>,
+    /// `behavior_id` of the method itself: what a method without characteristics does
+    /// (an added field written by `analyze`; `Null` when missing).
+    pub behavior_id: Value,
 }
 
 /// One characteristic.
@@ -205,6 +208,7 @@ fn read_method(index: usize, value: &Value) -> Result<MethodInput, String> {
         method_mode: ruby::to_s(&field(map, "method_mode")),
         characteristics,
         side_effects,
+        behavior_id: field(map, "behavior_id"),
     })
 }
 

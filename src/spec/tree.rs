@@ -131,12 +131,18 @@ fn build_method(
     let contexts = builder.contexts(1, None, &[])?;
     let no_characteristics = m.characteristics.is_empty();
     let examples = if no_characteristics {
-        leaf_examples(
-            &side_effects,
-            String::new(),
-            BEHAVIOR_DESCRIPTION.to_string(),
-            String::new(),
-        )
+        // The analyzer records what such a method does as its own `behavior_id`; without
+        // it the description is left for the spec writer.
+        let own = if ruby::blank_value(Some(&m.behavior_id)) {
+            None
+        } else {
+            bank.leaf(&m.behavior_id)?
+        };
+        let (id, description) = match own {
+            Some(r) => (r.id, r.description),
+            None => (String::new(), BEHAVIOR_DESCRIPTION.to_string()),
+        };
+        leaf_examples(&side_effects, id, description, String::new())
     } else {
         Vec::new()
     };

@@ -209,6 +209,10 @@ fn plain_is_safe(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
         return false;
     }
+    // YAML 1.1 gives `=` (value) and `<<` (merge) meanings some loaders honour.
+    if s == "=" || s == "<<" {
+        return false;
+    }
     if s.chars().any(|c| {
         c.is_control()
             || matches!(
