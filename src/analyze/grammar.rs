@@ -177,11 +177,9 @@ pub fn predicate_name(name: &str) -> String {
 /// A stable snake_case id for a behavior description (`raises Unauthorized` →
 /// `raises_unauthorized`), at most 60 characters, cut at a word boundary.
 pub fn behavior_id(description: &str) -> String {
-    let id = identifier(
-        &description
-            .to_ascii_lowercase()
-            .replace(['\'', '"', ':'], ""),
-    );
+    // `identifier` splits CamelCase words (`SomeError` → `some_error`), so the
+    // description keeps its case until then.
+    let id = identifier(&description.replace(['\'', '"'], ""));
     if id.len() <= 60 {
         return id;
     }
@@ -248,6 +246,19 @@ mod tests {
     fn ids_are_snake_case_and_bounded() {
         assert_eq!(behavior_id("raises Unauthorized"), "raises_unauthorized");
         assert_eq!(behavior_id("returns :skipped"), "returns_skipped");
+        assert_eq!(behavior_id("raises SomeError"), "raises_some_error");
+        assert_eq!(
+            behavior_id("raises Billing::CardError"),
+            "raises_billing_card_error"
+        );
+        assert_eq!(
+            behavior_id("returns NOT refundable result"),
+            "returns_not_refundable_result"
+        );
+        assert_eq!(
+            behavior_id("returns JSON response"),
+            "returns_json_response"
+        );
         let long = behavior_id(&"returns a very long description ".repeat(5));
         assert!(long.len() <= 60 && !long.ends_with('_'), "{long}");
         assert_eq!(identifier("2fa_enabled"), "value_2fa_enabled");
