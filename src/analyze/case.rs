@@ -92,7 +92,7 @@ impl Walker<'_> {
         at: At,
         tail: bool,
     ) -> End {
-        let (name, words) = condition::case_subject(subject, &self.cx.env);
+        let (name, words) = condition::case_subject(subject);
         let mut values: Vec<(Value, String)> = Vec::new();
         let mut bodies: Vec<Node> = Vec::new();
         for (literals, body) in &arms {

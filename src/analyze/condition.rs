@@ -55,7 +55,7 @@ fn value(v: Value, description: impl Into<String>) -> ValueSpec {
 
 /// Words for the object a node stands for: `payment`, `current user`, `payment gateway
 /// charge` (for a local holding a call result).
-pub fn subject_words(node: &Node, env: &TypeEnv) -> String {
+pub fn subject_words(node: &Node) -> String {
     match node {
         Node::Lvar(n) | Node::Ivar(n) => words(n),
         Node::Const { path, .. } => words(path),
@@ -67,21 +67,21 @@ pub fn subject_words(node: &Node, env: &TypeEnv) -> String {
                     Node::Sym(s) | Node::Str(s) => words(s),
                     other => words(&other.render()),
                 });
-                format!("{} {}", subject_words(recv, env), key.unwrap_or_default())
+                format!("{} {}", subject_words(recv), key.unwrap_or_default())
                     .trim()
                     .to_string()
             }
             (Some(Node::Call(inner)), "call" | "allowed?" | "valid?") if inner.name == "new" => {
-                subject_words(&Node::Call(inner.clone()), env)
+                subject_words(&Node::Call(inner.clone()))
             }
             (Some(Node::Const { path, .. }), "new") => words(path),
-            (Some(recv), name) => format!("{} {}", subject_words(recv, env), words(name))
+            (Some(recv), name) => format!("{} {}", subject_words(recv), words(name))
                 .trim()
                 .to_string(),
         },
         Node::Array(items) => items
             .iter()
-            .map(|i| subject_words(i, env))
+            .map(subject_words)
             .collect::<Vec<_>>()
             .join(" and "),
         other => words(&other.render()),
@@ -128,8 +128,8 @@ fn is_time(node: &Node) -> bool {
 pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
-        Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond, env)),
-        Node::Lvar(_) | Node::Ivar(_) => presence(cond, env),
+        Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond)),
+        Node::Lvar(_) | Node::Ivar(_) => presence(cond),
         Node::Assign { target, .. } => {
             let var = match target {
                 crate::index::body::Target::Lvar(n)
@@ -147,12 +147,12 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
                 note: None,
             }
         }
-        _ => truthiness(cond, env),
+        _ => truthiness(cond),
     }
 }
 
-fn presence(subject: &Node, env: &TypeEnv) -> Spec {
-    let noun = subject_words(subject, env);
+fn presence(subject: &Node) -> Spec {
+    let noun = subject_words(subject);
     Spec {
         name: identifier(&noun),
         description: format!("{noun} presence"),
@@ -178,13 +178,13 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
     let name = call.name.as_str();
     let recv = call.recv.as_ref();
     match name {
-        "present?" | "exists?" if call.args.is_empty() => return recv.map(|r| presence(r, env)),
+        "present?" | "exists?" if call.args.is_empty() => return recv.map(presence),
         "nil?" | "blank?" | "empty?" if call.args.is_empty() => {
-            return recv.map(|r| flip(presence(r, env)))
+            return recv.map(|r| flip(presence(r)))
         }
-        ">=" | ">" | "<=" | "<" => return range(call, env),
-        "==" | "===" | "eql?" => return equality(call, env),
-        "!=" => return equality(call, env).map(flip),
+        ">=" | ">" | "<=" | "<" => return range(call),
+        "==" | "===" | "eql?" => return equality(call),
+        "!=" => return equality(call).map(flip),
         _ => {}
     }
     // `result[:success]` where `result = Processor.new.refund(...)`: the call's outcome.
@@ -210,7 +210,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             }
         }
         if call.args.len() == 1 {
-            return Some(presence(&Node::Call(Box::new(call.clone())), env));
+            return Some(presence(&Node::Call(Box::new(call.clone()))));
         }
     }
     // `result.success?` where `result = @gateway.charge(...)`: the seed's gateway result.
@@ -245,7 +245,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         let phrase = predicate_phrase(name);
         let subject = recv
             .filter(|r| !matches!(r, Node::SelfRef))
-            .map(|r| subject_words(r, env));
+            .map(subject_words);
         let truthy = match &subject {
             Some(s) if !phrase.contains(' ') => format!("{phrase} {s}"),
             Some(s) => format!("{s} {phrase}"),
@@ -275,10 +275,10 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         && !COMMANDS.contains(&name)
     {
         // `if current_user`, `if payment.transaction_id`: truthiness of a value.
-        return Some(presence(&Node::Call(Box::new(call.clone())), env));
+        return Some(presence(&Node::Call(Box::new(call.clone()))));
     }
     // `if @gateway.refund(id)`, `if @payment.save`: a command's result.
-    let subject = subject_words(&Node::Call(Box::new(call.clone())), env);
+    let subject = subject_words(&Node::Call(Box::new(call.clone())));
     let _ = lookup;
     let known_command = COMMANDS.contains(&name) || name.ends_with('!');
     Some(Spec {
@@ -344,7 +344,7 @@ fn call_text(call: &Call) -> String {
     Node::Call(Box::new(call.clone())).render()
 }
 
-fn range(call: &Call, env: &TypeEnv) -> Option<Spec> {
+fn range(call: &Call) -> Option<Spec> {
     let lhs = call.recv.as_ref()?;
     let rhs = call.args.first()?;
     let op: &'static str = match call.name.as_str() {
@@ -353,11 +353,11 @@ fn range(call: &Call, env: &TypeEnv) -> Option<Spec> {
         "<=" => "<=",
         _ => "<",
     };
-    let subject = subject_words(lhs, env);
+    let subject = subject_words(lhs);
     let rhs_words = match rhs {
         Node::Int(i) => i.to_string(),
         Node::Float(f) => f.to_string(),
-        other => subject_words(other, env),
+        other => subject_words(other),
     };
     let time = is_time(rhs) || is_time(lhs) || subject.ends_with(" at") || subject.ends_with(" on");
     let ((tv, td), (fv, fd)) = if time {
@@ -402,15 +402,15 @@ fn range(call: &Call, env: &TypeEnv) -> Option<Spec> {
     })
 }
 
-fn equality(call: &Call, env: &TypeEnv) -> Option<Spec> {
+fn equality(call: &Call) -> Option<Spec> {
     let lhs = call.recv.as_ref()?;
     let rhs = call.args.first()?;
     let (subject_node, lit) = match (literal(rhs), literal(lhs)) {
         (Some(l), _) => (lhs, l),
         (None, Some(l)) => (rhs, l),
         (None, None) => {
-            let a = subject_words(lhs, env);
-            let b = subject_words(rhs, env);
+            let a = subject_words(lhs);
+            let b = subject_words(rhs);
             return Some(Spec {
                 name: identifier(&format!("{a}_matches")),
                 description: format!("whether {a} equals {b}"),
@@ -422,7 +422,7 @@ fn equality(call: &Call, env: &TypeEnv) -> Option<Spec> {
             });
         }
     };
-    let subject = subject_words(subject_node, env);
+    let subject = subject_words(subject_node);
     Some(Spec {
         name: identifier(&subject),
         description: subject.clone(),
@@ -434,8 +434,8 @@ fn equality(call: &Call, env: &TypeEnv) -> Option<Spec> {
     })
 }
 
-fn truthiness(cond: &Node, env: &TypeEnv) -> Spec {
-    let subject = subject_words(cond, env);
+fn truthiness(cond: &Node) -> Spec {
+    let subject = subject_words(cond);
     Spec {
         name: identifier(&subject),
         description: format!("whether {subject}"),
@@ -451,8 +451,8 @@ fn truthiness(cond: &Node, env: &TypeEnv) -> Spec {
 }
 
 /// The `case` subject's words and name (`payment.status` → `payment status`).
-pub fn case_subject(subject: &Node, env: &TypeEnv) -> (String, String) {
-    let words = subject_words(subject, env);
+pub fn case_subject(subject: &Node) -> (String, String) {
+    let words = subject_words(subject);
     (identifier(&words), words)
 }
 

@@ -221,7 +221,7 @@ impl<'a> Walker<'a> {
                         let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
                         let subject = match a.as_ref() {
                             Node::Call(c) if c.name == "presence" && c.args.is_empty() => {
-                                c.recv.clone().map_or_else(|| (**a).clone(), |r| r)
+                                c.recv.clone().unwrap_or_else(|| (**a).clone())
                             }
                             other => other.clone(),
                         };

@@ -454,7 +454,7 @@ fn parent_controller(root: &Path, facts: &FileFacts, class_name: &str) -> Option
     ))
 }
 
-fn take_lock<'a>(path: &Path, lock: &'a mut Option<(PathBuf, metadata::Lock)>) -> Result<()> {
+fn take_lock(path: &Path, lock: &mut Option<(PathBuf, metadata::Lock)>) -> Result<()> {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if lock.as_ref().is_some_and(|(d, _)| *d == dir) {
         return Ok(());
