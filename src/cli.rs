@@ -115,8 +115,8 @@ pub struct DiscoverArgs {
     /// Files or folders: single mode (method modes still come from git when in a repository).
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Every in-scope Ruby file; every method counts as selected.
-    #[arg(long, conflicts_with_all = ["staged", "paths"])]
+    /// Every method counts as selected; without PATHs, every in-scope Ruby file.
+    #[arg(long, conflicts_with = "staged")]
     pub all: bool,
     /// The index (staged changes) against HEAD.
     #[arg(long, conflicts_with = "paths")]

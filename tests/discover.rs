@@ -208,6 +208,68 @@ fn single_mode_takes_named_files_with_modes_from_git() {
 }
 
 #[test]
+fn single_mode_with_all_selects_every_method_of_the_named_files_only() {
+    let p = app_on_feature_branch();
+    let items = |answer: &serde_yaml::Value| -> Vec<(String, String, bool)> {
+        answer["method_waves"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .flat_map(|w| w["items"].as_sequence().unwrap())
+            .map(|i| {
+                (
+                    i["source_file"].as_str().unwrap().to_string(),
+                    i["method_mode"].as_str().unwrap().to_string(),
+                    i["selected"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // Nothing changed since `main`: single mode alone selects nothing and says why.
+    let plain = p
+        .run(&[
+            "discover",
+            "app/services/payment_processor.rb",
+            "--no-metadata",
+        ])
+        .expect_code(0)
+        .yaml();
+    let found = items(&plain);
+    assert!(
+        !found.is_empty()
+            && found
+                .iter()
+                .all(|(_, mode, sel)| mode == "unchanged" && !sel)
+    );
+    assert_eq!(
+        plain["next_suggestions"][0].as_str(),
+        Some("no method changed against the base; add --all to select every method")
+    );
+    // With `--all`: the same file only, every method selected, modes still from git.
+    let all = p
+        .run(&[
+            "discover",
+            "--all",
+            "app/services/payment_processor.rb",
+            "--no-metadata",
+        ])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(all["mode"].as_str(), Some("single"));
+    let found = items(&all);
+    assert!(!found.is_empty());
+    assert!(found.iter().all(
+        |(file, mode, sel)| file == "app/services/payment_processor.rb"
+            && mode == "unchanged"
+            && *sel
+    ));
+    assert_eq!(
+        all["next_suggestions"][0].as_str(),
+        Some("rspec-scout analyze --from-metadata")
+    );
+}
+
+#[test]
 fn all_mode_selects_every_method_and_orders_the_whole_app() {
     let p = app_on_feature_branch();
     let run = p

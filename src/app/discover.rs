@@ -26,7 +26,7 @@ use crate::yaml::{Mapping, Value};
 pub struct Options {
     /// Files or folders for single mode (empty: branch, staged or all mode).
     pub paths: Vec<PathBuf>,
-    /// Every in-scope file; every method selected.
+    /// Every method selected; without paths, every in-scope file.
     pub all: bool,
     /// The index against HEAD.
     pub staged: bool,
@@ -85,12 +85,13 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut timings = Timings::default();
     let scope = Scope::new(&config.scope)?;
     let filter = Filter::new(&options.only, &options.exclude)?;
-    let mode = if options.all {
+    // `--all` with paths is single mode over those paths with every method selected.
+    let mode = if !options.paths.is_empty() {
+        Mode::Single
+    } else if options.all {
         Mode::All
     } else if options.staged {
         Mode::Staged
-    } else if !options.paths.is_empty() {
-        Mode::Single
     } else {
         Mode::Branch
     };
@@ -247,7 +248,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         _ => ControllerSpecPolicy::Request,
     };
     let settings = Settings {
-        select_all: mode == Mode::All,
+        select_all: options.all,
         filter,
         zones: config.zones,
         spec_policy,
@@ -698,6 +699,10 @@ fn build_answer(
         next.push("split the stopped files, or re-run with --allow-red".to_string());
     } else if selected > 0 {
         next.push("rspec-scout analyze --from-metadata".to_string());
+    } else if mode == Mode::Single && !plan.items.is_empty() {
+        next.push(
+            "no method changed against the base; add --all to select every method".to_string(),
+        );
     }
     DiscoverAnswer {
         status: if stopped { "stop" } else { "success" },
