@@ -397,17 +397,28 @@ fn helper_comes_from_the_config_else_the_project_type() {
 }
 
 #[test]
-fn project_type_is_required_to_write() {
+fn project_type_is_detected_when_not_configured() {
+    // No project_type anywhere: the original stops; we detect it like `test-config` does.
+    // A Gemfile with rails makes it a Rails project, so the new spec requires rails_helper.
     let p = project(CHECKOUT);
     p.write(".claude/rspec-testing-config.yml", "metadata_path: tmp\n");
-    let answer = write_run(&p, &[], 1);
-    assert_eq!(
-        answer["error"],
-        "project_type is required (pass --project-type or set in .claude/rspec-testing-config.yml)"
+    p.write(
+        "Gemfile",
+        "source 'https://rubygems.org'\n# gem 'sinatra'\ngem 'rails', '~> 7.1'\n",
     );
-    assert!(!p.root().join(SPEC).exists());
-    write_run(&p, &["--project-type", "web"], 0);
-    assert!(p.root().join(SPEC).exists());
+    write_run(&p, &[], 0);
+    assert_eq!(
+        p.read(SPEC),
+        new_spec("rails_helper", "Checkout", &stdout_of(&p, &[]))
+    );
+    // Without any signal it is a plain service: spec_helper.
+    let p = project(CHECKOUT);
+    p.write(".claude/rspec-testing-config.yml", "metadata_path: tmp\n");
+    write_run(&p, &[], 0);
+    assert_eq!(
+        p.read(SPEC),
+        new_spec("spec_helper", "Checkout", &stdout_of(&p, &[]))
+    );
 }
 
 #[test]

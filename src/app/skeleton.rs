@@ -222,16 +222,13 @@ impl Write<'_> {
         if ruby::blank(&class_name) {
             return Err(self.invalid("metadata must include class_name"));
         }
-        let project_type = options
-            .project_type
-            .clone()
-            .or_else(|| self.config.project_type.clone())
-            .unwrap_or_default();
-        if ruby::blank(&project_type) {
-            return Err(usage(
-                "project_type is required (pass --project-type or set in .claude/rspec-testing-config.yml)",
-            ));
-        }
+        // The original stops when no project type is configured; like `test-config`, the
+        // flag wins, then the configuration, then detection at the project root.
+        let (project_type, _) = super::test_config::project_type(
+            self.config,
+            options.project_type.as_ref(),
+            self.root,
+        )?;
         let policy = options
             .controllers_policy
             .clone()

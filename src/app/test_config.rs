@@ -58,7 +58,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             path: PathBuf::from(&target.shown),
         });
     };
-    let (project_type, detected) = project_type(config, options, &target.project_root)?;
+    let (project_type, detected) =
+        project_type(config, options.project_type.as_ref(), &target.project_root)?;
     let inputs = Inputs {
         project_type,
         detected,
@@ -123,13 +124,14 @@ fn resolve(config: &Config, file: &Path) -> Target {
     }
 }
 
-/// The flag, else the project's configuration, else detection at the project root.
-fn project_type(
+/// The flag, else the project's configuration, else detection at the project root; with
+/// the decision-trace line saying how it was detected. `skeleton` resolves it the same way.
+pub(crate) fn project_type(
     config: &Config,
-    options: &Options,
+    flag: Option<&String>,
     project_root: &Path,
 ) -> Result<(String, Option<String>)> {
-    if let Some(flag) = &options.project_type {
+    if let Some(flag) = flag {
         if !PROJECT_TYPES.contains(&flag.as_str()) {
             return Err(Error::Usage {
                 message: format!(
