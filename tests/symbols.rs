@@ -36,7 +36,7 @@ fn text_format_lists_methods_under_their_file() {
       class Invoice < ApplicationRecord  1-7
         Invoice#total  public     2-2
         Invoice#tax    private    6-6
-    1 files, 1 classes/modules, 2 methods (0 with parse errors, 0 skipped)
+    1 file, 1 classes/modules, 2 methods (0 with parse errors, 0 skipped)
     ");
 }
 

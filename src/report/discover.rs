@@ -309,13 +309,7 @@ pub fn text(a: &DiscoverAnswer) -> String {
         }
     }
     let s = &a.summary;
-    let plural = |n: usize, word: &str| {
-        if n == 1 {
-            format!("{n} {word}")
-        } else {
-            format!("{n} {word}s")
-        }
-    };
+    let plural = super::plural;
     let _ = writeln!(
         out,
         "\n{} ({} selected) in {}, {}; zones: {} green, {} yellow, {} red",

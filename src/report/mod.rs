@@ -184,3 +184,12 @@ pub fn to_json(value: &Value) -> serde_json::Value {
         },
     }
 }
+
+/// `1 file`, `2 files`: counts in text output read as English.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

@@ -220,7 +220,11 @@ fn text(files: &[FileStatus], summary: &Summary) -> String {
     if summary.no_metadata > 0 {
         tail.push(format!("{} without metadata", summary.no_metadata));
     }
-    out.push_str(&format!("\n{} files: {}\n", summary.files, tail.join(", ")));
+    out.push_str(&format!(
+        "\n{}: {}\n",
+        super::plural(summary.files, "file"),
+        tail.join(", ")
+    ));
     out
 }
 

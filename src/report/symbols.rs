@@ -215,8 +215,12 @@ fn text(body: &SymbolsAnswer) -> String {
     let s = &body.summary;
     let _ = writeln!(
         out,
-        "{} files, {} classes/modules, {} methods ({} with parse errors, {} skipped)",
-        s.files, s.classes, s.methods, s.files_with_errors, s.files_skipped
+        "{}, {} classes/modules, {} ({} with parse errors, {} skipped)",
+        super::plural(s.files, "file"),
+        s.classes,
+        super::plural(s.methods, "method"),
+        s.files_with_errors,
+        s.files_skipped
     );
     for w in &body.warnings {
         let _ = writeln!(out, "warning: {w}");
