@@ -190,7 +190,7 @@ pub struct SkeletonArgs {
     /// Spec path (default: the metadata's spec_path).
     #[arg(long, value_name = "PATH")]
     pub spec: Option<PathBuf>,
-    /// Project type (default: the pipeline config).
+    /// Project type (default: the pipeline config, else detected from the Gemfile).
     #[arg(long, value_parser = ["rails", "web", "service", "library"])]
     pub project_type: Option<String>,
     /// Controller spec policy (default: rails.controllers.spec_policy, else request).
