@@ -422,18 +422,18 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(
-            project_type(&config, &options, dir.path()).unwrap(),
+            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap(),
             ("web".to_string(), None)
         );
         options.project_type = None;
         config.project_type = Some("library".to_string());
         assert_eq!(
-            project_type(&config, &options, dir.path()).unwrap().0,
+            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap().0,
             "library"
         );
         config.project_type = Some("desktop".to_string());
         assert_eq!(
-            project_type(&config, &options, dir.path())
+            project_type(&config, options.project_type.as_ref(), dir.path())
                 .unwrap_err()
                 .code(),
             "CONFIG_INVALID"
@@ -441,7 +441,7 @@ mod tests {
         config.project_type = None;
         std::fs::write(dir.path().join("Gemfile"), "gem 'rails'\n").unwrap();
         assert_eq!(
-            project_type(&config, &options, dir.path()).unwrap(),
+            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap(),
             (
                 "rails".to_string(),
                 Some("project_type detected: rails (Gemfile has gem 'rails')".to_string())

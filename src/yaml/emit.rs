@@ -34,10 +34,24 @@ fn indent(out: &mut String, n: usize) {
 fn write_mapping(out: &mut String, map: &Mapping, level: usize) {
     for (key, value) in map {
         indent(out, level);
-        out.push_str(&key_text(key));
-        out.push(':');
-        write_value_after_key(out, value, level);
+        write_pair(out, key, value, level);
     }
+}
+
+/// One `key: value` pair, the cursor already at column `level`. A key that is a non-empty
+/// collection (legal YAML, and what a hand-edited `? ` key loads as) is written in the
+/// explicit form, `? key` then `: value`, which Psych reads back to the same key.
+fn write_pair(out: &mut String, key: &Value, value: &Value, level: usize) {
+    match inline(key) {
+        Some(text) => out.push_str(&text),
+        None => {
+            out.push('?');
+            write_node_after_indicator(out, key, level);
+            indent(out, level);
+        }
+    }
+    out.push(':');
+    write_value_after_key(out, value, level);
 }
 
 fn write_value_after_key(out: &mut String, value: &Value, level: usize) {
@@ -69,38 +83,42 @@ fn write_sequence(out: &mut String, seq: &[Value], level: usize) {
     for item in seq {
         indent(out, level);
         out.push('-');
-        match item {
-            Value::Mapping(m) if !m.is_empty() => {
-                // First pair on the dash line, the rest aligned under it.
-                let mut first = true;
-                for (key, value) in m {
-                    if first {
-                        out.push(' ');
-                        first = false;
-                    } else {
-                        indent(out, level + 2);
-                    }
-                    out.push_str(&key_text(key));
-                    out.push(':');
-                    write_value_after_key(out, value, level + 2);
-                }
-            }
-            Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
-                Some(flow) => {
+        write_node_after_indicator(out, item, level);
+    }
+}
+
+/// A node after a `-` or `?` indicator at column `level`: a mapping's first pair on the
+/// indicator's line and the rest aligned under it, a sequence on the following lines, a
+/// scalar on the same line.
+fn write_node_after_indicator(out: &mut String, node: &Value, level: usize) {
+    match node {
+        Value::Mapping(m) if !m.is_empty() => {
+            let mut first = true;
+            for (key, value) in m {
+                if first {
                     out.push(' ');
-                    out.push_str(&flow);
-                    out.push('\n');
+                    first = false;
+                } else {
+                    indent(out, level + 2);
                 }
-                None => {
-                    out.push('\n');
-                    write_sequence(out, s, level + 2);
-                }
-            },
-            other => {
+                write_pair(out, key, value, level + 2);
+            }
+        }
+        Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
+            Some(flow) => {
                 out.push(' ');
-                out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+                out.push_str(&flow);
                 out.push('\n');
             }
+            None => {
+                out.push('\n');
+                write_sequence(out, s, level + 2);
+            }
+        },
+        other => {
+            out.push(' ');
+            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+            out.push('\n');
         }
     }
 }
@@ -122,10 +140,6 @@ fn flow_sequence(seq: &[Value]) -> Option<String> {
     }
     let text = format!("[{}]", parts.join(", "));
     (text.len() <= FLOW_WIDTH).then_some(text)
-}
-
-fn key_text(key: &Value) -> String {
-    inline(key).unwrap_or_else(|| "null".to_string())
 }
 
 /// A scalar (or empty collection) on one line; `None` for non-empty collections.

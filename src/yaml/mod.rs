@@ -194,6 +194,19 @@ mod tests {
     }
 
     #[test]
+    fn collection_keys_round_trip_in_the_explicit_form() {
+        // Found by the metadata_yaml fuzzer: a hand-edited `? ` key holding a mapping was
+        // written back as `null: null`, losing the key.
+        let text = "methods:\n  - name: total\n? line_range: [6, 8]\n  selected: true\n: null\n? - a\n  - b: 1\n: [1]\nlist:\n  - ? [x, y]\n    : z\n";
+        let v = load(text.as_bytes(), "t").expect("loads");
+        let keys: Vec<&Value> = v.as_mapping().expect("mapping").keys().collect();
+        assert!(keys[1].is_mapping() && keys[2].is_sequence(), "{keys:?}");
+        let written = to_string(&v);
+        assert!(!written.contains("null: null"), "{written}");
+        assert_eq!(round_trip(&v), v, "{written}");
+    }
+
+    #[test]
     fn symbols_are_not_strings() {
         let v = load(b"a: :card\nb: card\nc: :\"two words\"\n", "t").expect("loads");
         let a = v.get("a").expect("a");
