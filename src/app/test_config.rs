@@ -428,7 +428,9 @@ mod tests {
         options.project_type = None;
         config.project_type = Some("library".to_string());
         assert_eq!(
-            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap().0,
+            project_type(&config, options.project_type.as_ref(), dir.path())
+                .unwrap()
+                .0,
             "library"
         );
         config.project_type = Some("desktop".to_string());
