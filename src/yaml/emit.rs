@@ -5,8 +5,8 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::as_symbol;
 use super::scalar::{tokenize, Scalar};
+use super::{as_symbol, SYMBOL_TAG};
 
 /// Longest flow-style list written on one line.
 const FLOW_WIDTH: usize = 80;
@@ -194,10 +194,21 @@ fn symbol_text(name: &str) -> String {
             .trim_end_matches(['?', '!', '='])
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // Psych reads a plain `:"..."` without processing escapes and drops a leading `:` of
+    // the quoted text, so that form only carries tame names; any other name goes in the
+    // tagged form, whose double-quoted text Psych unescapes (`!ruby/symbol ":0}"`).
+    let tame = !name.is_empty()
+        && !name.starts_with([':', ' '])
+        && !name.ends_with(' ')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || " _-.?!=+*/<>%&|^~@$[]()".contains(c));
     if simple {
         format!(":{name}")
+    } else if tame {
+        format!(":\"{name}\"")
     } else {
-        format!(":{}", double_quoted(name))
+        format!("{SYMBOL_TAG} {}", double_quoted(name))
     }
 }
 
