@@ -25,6 +25,13 @@ use super::types::{Lookup, TypeEnv};
 /// The outcome of an empty branch in the middle of a method.
 pub const NOTHING_MORE: &str = "does nothing more";
 
+/// How many statement sequences the walker follows inside one another (each guard clause,
+/// branch, `case` arm or `rescue` walks the rest of the method one sequence deeper). Real
+/// methods stay far below; past it the rest of the method reads as its last statement. It
+/// keeps thousands of flat `if`s from overflowing the stack and the copies of what follows
+/// each conditional from growing quadratically.
+pub const MAX_WALK_DEPTH: usize = 100;
+
 /// Where new characteristics attach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct At {
@@ -106,6 +113,13 @@ pub struct Walker<'a> {
     pub confidence: f64,
     /// Private methods being inlined (no recursion).
     pub inlining: Vec<String>,
+    /// The names of `chars` (deep nesting repeats a name thousands of times, and a scan of
+    /// `chars` per candidate name was cubic).
+    taken: std::collections::HashSet<String>,
+    /// Per base name, the next `_N` suffix to try.
+    next_suffix: std::collections::HashMap<String, usize>,
+    /// How many [`Walker::seq`] calls are under way (bounded by [`MAX_WALK_DEPTH`]).
+    depth: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -117,6 +131,9 @@ impl<'a> Walker<'a> {
             notes: Vec::new(),
             confidence: 1.0,
             inlining: Vec::new(),
+            taken: std::collections::HashSet::new(),
+            next_suffix: std::collections::HashMap::new(),
+            depth: 0,
         }
     }
 
@@ -138,6 +155,23 @@ impl<'a> Walker<'a> {
     /// Walks `stmts`; new characteristics attach at `at`. `tail`: the end of these
     /// statements is the end of the method.
     pub fn seq(&mut self, stmts: &[Node], at: At, tail: bool) -> End {
+        if self.depth >= MAX_WALK_DEPTH {
+            self.guess(
+                0.5,
+                format!("the method nests more than {MAX_WALK_DEPTH} conditions; the rest of it reads as its last statement"),
+            );
+            return End::Done(match stmts.last() {
+                Some(last) => self.outcome_of(last, tail),
+                None => self.empty_outcome(tail),
+            });
+        }
+        self.depth += 1;
+        let end = self.seq_unbounded(stmts, at, tail);
+        self.depth -= 1;
+        end
+    }
+
+    fn seq_unbounded(&mut self, stmts: &[Node], at: At, tail: bool) -> End {
         for (i, stmt) in stmts.iter().enumerate() {
             let rest = stmts.get(i + 1..).unwrap_or_default();
             if let Some(spliced) = self.inline_private(stmt) {
@@ -594,15 +628,21 @@ impl<'a> Walker<'a> {
         self.chars.len() - 1
     }
 
-    fn unique_name(&self, name: &str) -> String {
-        let taken = |n: &str| self.chars.iter().any(|c| c.name == n);
-        if !taken(name) {
+    /// `name`, else the first of `name_2`, `name_3`, ... not taken yet. Names are only ever
+    /// added, so the suffix search resumes where the last one for `name` stopped.
+    fn unique_name(&mut self, name: &str) -> String {
+        if self.taken.insert(name.to_string()) {
             return name.to_string();
         }
-        (2..)
-            .map(|i| format!("{name}_{i}"))
-            .find(|n| !taken(n))
-            .unwrap_or_else(|| name.to_string())
+        let mut i = self.next_suffix.get(name).copied().unwrap_or(2);
+        loop {
+            let candidate = format!("{name}_{i}");
+            i += 1;
+            if self.taken.insert(candidate.clone()) {
+                self.next_suffix.insert(name.to_string(), i);
+                return candidate;
+            }
+        }
     }
 
     /// The level of a slot's characteristic.

@@ -453,19 +453,33 @@ fn raised_constants(node: &crate::index::body::Node, out: &mut BTreeSet<String>,
 /// Builds the behavior bank: one entry per distinct text, in order of first use; ids are
 /// slugs of the text, made unique with `_2`, `_3` when two texts slug alike.
 fn bank(methods: &[MethodAnalysis]) -> Vec<Behavior> {
+    use std::collections::{HashMap, HashSet};
     let mut bank: Vec<Behavior> = Vec::new();
+    // Lookups by text and by id, and per base id the next suffix to try: scanning the bank
+    // for each behavior was cubic for thousands of texts that slug alike.
+    let mut by_description: HashMap<String, usize> = HashMap::new();
+    let mut ids: HashSet<String> = HashSet::new();
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
     let mut add = |draft: &BehaviorDraft| {
-        if let Some(existing) = bank.iter_mut().find(|b| b.description == draft.description) {
+        if let Some(existing) = by_description
+            .get(&draft.description)
+            .and_then(|&i| bank.get_mut(i))
+        {
             existing.used_by += 1;
             return;
         }
         let base = grammar::behavior_id(&draft.description);
         let mut id = base.clone();
-        let mut n = 2;
-        while bank.iter().any(|b| b.id == id) {
+        let mut n = next_suffix.get(&base).copied().unwrap_or(2);
+        while ids.contains(&id) {
             id = format!("{base}_{n}");
             n += 1;
         }
+        if id != base {
+            next_suffix.insert(base, n);
+        }
+        ids.insert(id.clone());
+        by_description.insert(draft.description.clone(), bank.len());
         bank.push(Behavior {
             id,
             description: draft.description.clone(),

@@ -533,17 +533,25 @@ fn text(results: &[FileResult]) -> String {
         let Some(Value::Mapping(data)) = &r.data else {
             continue;
         };
-        let behaviors = data
+        // Descriptions by id, looked up once per value (a scan per value was quadratic).
+        let mut descriptions: std::collections::BTreeMap<&str, &str> = Default::default();
+        for b in data
             .get("behaviors")
             .and_then(Value::as_sequence)
-            .cloned()
-            .unwrap_or_default();
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(id), Some(description)) = (
+                b.get("id").and_then(Value::as_str),
+                b.get("description").and_then(Value::as_str),
+            ) {
+                descriptions.entry(id).or_insert(description);
+            }
+        }
         let describe = |id: &Value| -> String {
-            behaviors
-                .iter()
-                .find(|b| b.get("id") == Some(id))
-                .and_then(|b| b.get("description"))
-                .and_then(Value::as_str)
+            id.as_str()
+                .and_then(|id| descriptions.get(id))
+                .copied()
                 .unwrap_or("?")
                 .to_string()
         };

@@ -19,6 +19,10 @@ use super::loc;
 /// build left-deep trees that are not limited by prism.
 pub(crate) const MAX_TREE_DEPTH: usize = 1_500;
 
+/// How deeply classes and modules may nest. Each records its full lexical nesting, so
+/// thousands of nested modules took memory cubic in the depth; real code nests a handful.
+pub(crate) const MAX_NAMESPACE_DEPTH: usize = 100;
+
 /// How many parse diagnostics are kept per file (the total is counted).
 pub const MAX_DIAGNOSTICS: usize = 20;
 
@@ -83,11 +87,22 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
         methods: Vec::new(),
         depth: 0,
         truncated: false,
+        def_nesting: 0,
+        namespaces_truncated: false,
     };
     let root = result.node();
     let mut ctx = Ctx::top_level();
     if let Some(program) = root.as_program_node() {
         ex.statements(&program.statements().as_node(), &mut ctx);
+    }
+    if ex.namespaces_truncated {
+        facts.diagnostics.push(Diagnostic {
+            line: 1,
+            message: format!(
+                "classes and modules nested deeper than {MAX_NAMESPACE_DEPTH} levels; the deeper ones were not indexed"
+            ),
+        });
+        facts.diagnostic_count += 1;
     }
     if ex.truncated {
         facts.diagnostics.push(Diagnostic {
@@ -172,6 +187,10 @@ struct Extractor<'s> {
     methods: Vec<MethodFacts>,
     depth: usize,
     truncated: bool,
+    /// How many defs the current one is nested in (defs in a method body).
+    def_nesting: usize,
+    /// A class or module nested deeper than [`MAX_NAMESPACE_DEPTH`] was not indexed.
+    namespaces_truncated: bool,
 }
 
 impl Extractor<'_> {
@@ -379,6 +398,10 @@ impl Extractor<'_> {
     ) {
         if written.is_empty() {
             // `class foo::Bar` or an error-recovery name: nothing we can name.
+            return;
+        }
+        if ctx.nesting.len() >= MAX_NAMESPACE_DEPTH {
+            self.namespaces_truncated = true;
             return;
         }
         let name = if absolute {
@@ -706,7 +729,14 @@ impl Extractor<'_> {
         let line_range = self.range(&location);
         let start = location.start() as usize;
         let end = location.end() as usize;
-        let body_digest = digest_normalized(self.source.get(start..end).unwrap_or_default());
+        // A def inside another def's body is part of that def's text and digest; its own
+        // digest is never compared (it is dynamic, never a wave item), and hashing every
+        // level of thousands of nested defs was quadratic.
+        let body_digest = if self.def_nesting > 0 {
+            0
+        } else {
+            digest_normalized(self.source.get(start..end).unwrap_or_default())
+        };
 
         let params = def.parameters().map(|p| params_of(&p)).unwrap_or_default();
         let mut collector = BodyCollector {
@@ -806,9 +836,11 @@ impl Extractor<'_> {
             body,
             param_defaults,
         });
+        self.def_nesting += 1;
         for nested in &nested_defs {
             self.def(nested, ctx, None, true);
         }
+        self.def_nesting -= 1;
     }
 
     /// `def Foo.bar` or `class << Foo` inside `Foo`: the written name is the current owner

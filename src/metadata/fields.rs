@@ -106,6 +106,11 @@ impl Analysis {
     /// The contract's `data` mapping: slug, source_file, source_mtime, source_digest,
     /// class_name, behaviors, methods.
     pub fn data(&self) -> Mapping {
+        // Behavior ids by text, built once (a scan of the bank per value was quadratic).
+        let mut ids = Ids::new();
+        for b in &self.analysis.behaviors {
+            ids.entry(b.description.as_str()).or_insert(b.id.as_str());
+        }
         let mut map = Mapping::new();
         set(&mut map, "slug", Value::String(self.slug.clone()));
         set(
@@ -136,7 +141,7 @@ impl Analysis {
                 self.analysis
                     .methods
                     .iter()
-                    .map(|m| method_value(m, &self.analysis))
+                    .map(|m| method_value(m, &ids))
                     .collect(),
             ),
         );
@@ -178,10 +183,10 @@ fn behavior_value(b: &crate::analyze::Behavior) -> Value {
     Value::Mapping(map)
 }
 
-fn method_value(
-    m: &crate::analyze::model::MethodAnalysis,
-    analysis: &crate::analyze::FileAnalysis,
-) -> Value {
+/// Behavior ids by description, as [`crate::analyze::FileAnalysis::id_of`] finds them.
+type Ids<'a> = std::collections::HashMap<&'a str, &'a str>;
+
+fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Value {
     let mut map = Mapping::new();
     set(&mut map, "name", Value::String(m.name.clone()));
     set(&mut map, "type", Value::String(m.kind.to_string()));
@@ -197,7 +202,7 @@ fn method_value(
         .map(|e| {
             let mut em = Mapping::new();
             set(&mut em, "type", Value::String(e.kind.to_string()));
-            set(&mut em, "behavior_id", id_value(analysis, &e.behavior));
+            set(&mut em, "behavior_id", id_value(ids, &e.behavior));
             Value::Mapping(em)
         })
         .collect();
@@ -205,7 +210,7 @@ fn method_value(
     let chars: Vec<Value> = m
         .characteristics
         .iter()
-        .map(|c| characteristic_value(c, m, analysis))
+        .map(|c| characteristic_value(c, m, ids))
         .collect();
     set(&mut map, "characteristics", Value::Sequence(chars));
     set(
@@ -219,7 +224,7 @@ fn method_value(
         ),
     );
     if let Some(outcome) = &m.outcome {
-        set(&mut map, "behavior_id", id_value(analysis, outcome));
+        set(&mut map, "behavior_id", id_value(ids, outcome));
     }
     set(&mut map, "confidence", Value::from(m.confidence));
     set(
@@ -230,19 +235,15 @@ fn method_value(
     Value::Mapping(map)
 }
 
-fn id_value(
-    analysis: &crate::analyze::FileAnalysis,
-    draft: &crate::analyze::model::BehaviorDraft,
-) -> Value {
-    analysis
-        .id_of(draft)
-        .map_or(Value::Null, |id| Value::String(id.to_string()))
+fn id_value(ids: &Ids<'_>, draft: &crate::analyze::model::BehaviorDraft) -> Value {
+    ids.get(draft.description.as_str())
+        .map_or(Value::Null, |id| Value::String((*id).to_string()))
 }
 
 fn characteristic_value(
     c: &crate::analyze::model::Characteristic,
     m: &crate::analyze::model::MethodAnalysis,
-    analysis: &crate::analyze::FileAnalysis,
+    ids: &Ids<'_>,
 ) -> Value {
     use crate::analyze::model::{CharType, Source};
     let mut map = Mapping::new();
@@ -272,7 +273,7 @@ fn characteristic_value(
             set(&mut vm, "description", Value::String(v.description.clone()));
             set(&mut vm, "terminal", Value::Bool(v.terminal));
             if let Some(b) = &v.behavior {
-                set(&mut vm, "behavior_id", id_value(analysis, b));
+                set(&mut vm, "behavior_id", id_value(ids, b));
             }
             Value::Mapping(vm)
         })

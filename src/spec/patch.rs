@@ -118,6 +118,11 @@ pub fn apply(
     }
     let mut current = text.clone();
     let mut operations = Vec::new();
+    // Where the next insert goes when the previous operation was an insert: right after
+    // the block just inserted, which is then the last method block. Finding it again with
+    // a parse of the whole spec per insert was quadratic for classes with thousands of
+    // methods; the file is still parsed once at the end.
+    let mut next_insert: Option<(usize, usize)> = None;
     for (id, op) in selected.iter().zip(decided) {
         let source = sources.iter().find(|s| s.method_id == *id).ok_or_else(|| {
             PatchError::Apply(format!(
@@ -125,8 +130,17 @@ pub fn apply(
             ))
         })?;
         match op.action {
-            "insert" => current = insert(&current, sources, source, request.class_name)?,
+            "insert" => {
+                let (index, indent) = match next_insert {
+                    Some(point) => point,
+                    None => insertion_point(&current, sources, request.class_name)?,
+                };
+                let (patched, after) = insert_at(&current, source, index, indent);
+                current = patched;
+                next_insert = Some((after, indent));
+            }
             "replace" => {
+                next_insert = None;
                 let targets = target_blocks(&current, sources)?;
                 let target = targets.get(*id).ok_or_else(|| {
                     PatchError::Apply(format!("Missing target block for replace: method_id={id}"))
@@ -136,6 +150,11 @@ pub fn apply(
             _ => {}
         }
         operations.push(op);
+    }
+    if next_insert.is_some() {
+        // The check each insert's parse used to make: the result still parses and its
+        // blocks are found.
+        target_blocks(&current, sources)?;
     }
     Ok((current, operations))
 }
@@ -209,23 +228,28 @@ fn delta(target_indent: usize) -> isize {
     isize::try_from(target_indent).unwrap_or(0) - 2
 }
 
-fn insert(
+/// Inserts `source` (after a blank line) before 0-based line `index`, its `describe` at
+/// `indent`. Returns the text and the line after the inserted block's `end`.
+fn insert_at(
     text: &SpecText,
-    sources: &[SourceBlock],
     source: &SourceBlock,
-    class_name: Option<&str>,
-) -> Result<SpecText, PatchError> {
-    let (index, indent) = insertion_point(text, sources, class_name)?;
+    index: usize,
+    indent: usize,
+) -> (SpecText, usize) {
     let mut block = vec![String::new()];
     block.extend(source.lines.iter().cloned());
     let block = shift(&block, delta(indent), text.crlf());
     let mut lines = text.lines.clone();
     let at = index.min(lines.len());
+    let after = at + block.len();
     lines.splice(at..at, block);
-    Ok(SpecText {
-        bom: text.bom,
-        lines,
-    })
+    (
+        SpecText {
+            bom: text.bom,
+            lines,
+        },
+        after,
+    )
 }
 
 /// Where an inserted block goes (a 0-based line index to insert before) and the

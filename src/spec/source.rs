@@ -220,6 +220,17 @@ pub fn enclosing_describe(
 /// Errors are the pipeline patcher's texts.
 pub fn marker_blocks(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<MethodBlock>, String> {
     let mut found: Vec<MethodBlock> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // The describe calls by string argument, for the markers' `method="#x"` attribute (a
+    // scan of every call per marker was quadratic).
+    let mut by_arg: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (index, c) in blocks.calls.iter().enumerate() {
+        if c.name == "describe" {
+            if let Some(arg) = c.string_arg() {
+                by_arg.entry(arg).or_default().push(index);
+            }
+        }
+    }
     let mut i = 0;
     while i < text.lines.len() {
         let line = text.line(i);
@@ -231,12 +242,29 @@ pub fn marker_blocks(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<MethodB
         if super::ruby::blank(&method_id) {
             return Err(format!("method_begin missing method_id at line {}", i + 1));
         }
-        if found.iter().any(|b| b.method_id == method_id) {
+        if !seen.insert(method_id.clone()) {
             return Err(format!("Duplicate method_id in input: {method_id}"));
         }
         let end = matching_end(text, i, &method_id)?;
         let descriptor = markers::attr(line, "method");
-        let describe = enclosing_describe(blocks, i, descriptor.as_deref())
+        let enclosing = match descriptor.as_deref().filter(|d| !super::ruby::blank(d)) {
+            Some(d) => {
+                let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+                by_arg
+                    .get(d)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|&index| blocks.calls.get(index).map(|c| (index, c)))
+                    .filter(|(_, c)| {
+                        c.block
+                            .is_some_and(|b| b.open_line < line && line < b.close_line)
+                    })
+                    .max_by_key(|(_, c)| c.line)
+                    .map(|(index, _)| index)
+            }
+            None => enclosing_describe(blocks, i, None),
+        };
+        let describe = enclosing
             .and_then(|index| blocks.calls.get(index).map(|c| (index, c)))
             .and_then(|(index, c)| block_of(c, index, &method_id, true))
             .ok_or_else(|| {
@@ -287,22 +315,26 @@ pub fn describe_blocks(
     blocks: &SpecBlocks,
     wanted: &[(String, String)],
 ) -> Result<Vec<MethodBlock>, String> {
+    // The describe calls with a block by their string argument, in order (one scan of the
+    // calls, not one per wanted method).
+    let mut by_arg: std::collections::HashMap<&str, Vec<(usize, &SpecCall)>> =
+        std::collections::HashMap::new();
+    for (index, c) in blocks.calls.iter().enumerate() {
+        if c.name == "describe" && c.block.is_some() {
+            if let Some(arg) = c.string_arg() {
+                by_arg.entry(arg).or_default().push((index, c));
+            }
+        }
+    }
     let mut found = Vec::new();
     for (method_id, descriptor) in wanted {
         if super::ruby::blank(descriptor) {
             continue;
         }
-        let matches: Vec<(usize, &SpecCall)> = blocks
-            .calls
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                c.name == "describe"
-                    && c.block.is_some()
-                    && c.string_arg() == Some(descriptor.as_str())
-            })
-            .collect();
-        match matches.as_slice() {
+        let matches = by_arg
+            .get(descriptor.as_str())
+            .map_or(&[][..], Vec::as_slice);
+        match matches {
             [] => {}
             [(index, call)] => found.extend(block_of(call, *index, method_id, false)),
             _ => {
