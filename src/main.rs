@@ -153,10 +153,10 @@ fn resolve_root(explicit: Option<&std::path::Path>) -> Result<PathBuf, Error> {
 }
 
 fn emit(answer: &Answer, format: Format, quiet: bool) {
-    let rendered = answer.render(format);
-    let mut stdout = std::io::stdout().lock();
+    // Written as it is rendered: a large answer is never held whole in memory.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed pipe (e.g. `| head`) is not an error worth a panic.
-    let _ = stdout.write_all(rendered.as_bytes());
+    let _ = answer.write(format, &mut stdout);
     let _ = stdout.flush();
     if !quiet {
         let mut stderr = std::io::stderr().lock();

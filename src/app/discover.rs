@@ -11,12 +11,12 @@ use crate::config::Config;
 use crate::discover::{self, select::Filter, BaseVersion, Plan, Settings, Source, Zone};
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, Repo};
-use crate::index::{self, walk, MethodKind, Scope};
+use crate::index::{self, walk, Scope};
 use crate::metadata::{self, fields};
 use crate::naming::{self, ControllerSpecPolicy};
 use crate::report::discover::{
-    BaseInfo, ByZone, ComplexityOut, DepOut, DiscoverAnswer, Edge, FileOut, Graph, ItemOut,
-    PublicMethod, SkippedFile, StoppedFile, Summary, Timings, Wave,
+    deps_out, kind_str, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer, SkippedFile,
+    StoppedFile, Summary, Timings,
 };
 use crate::report::{Answer, Progress};
 use crate::yaml::{Mapping, Value};
@@ -177,11 +177,17 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                     config.root.display()
                 ));
             }
+            // The first change of each path, as a scan of the list would find it.
+            let mut by_path: std::collections::HashMap<&str, &Change> =
+                std::collections::HashMap::with_capacity(changes.len());
+            for c in &changes {
+                by_path.entry(c.path.as_str()).or_insert(c);
+            }
             let candidates = found
                 .files
                 .into_iter()
                 .map(|f| {
-                    let change = changes.iter().find(|c| c.path == f.rel);
+                    let change = by_path.get(f.rel.as_str()).copied();
                     Candidate {
                         change: match (&repo, change) {
                             (Some(_), Some(c)) => Some(c.kind),
@@ -255,7 +261,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         allow_red: options.allow_red,
     };
     let ids_for_filter_check = !settings.filter.is_empty();
-    let plan = discover::plan(planned, &settings);
+    let plan = index::in_pool(config.threads, || discover::plan(planned, &settings));
     if ids_for_filter_check {
         let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.clone()).collect();
         for pattern in settings.filter.unmatched(&ids) {
@@ -285,29 +291,28 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     timings.metadata_ms = millis(phase);
     timings.total_ms = millis(started);
 
+    let stop_message = stopped.then(|| {
+        format!(
+            "rspec-scout: stopped: {} file(s) in red zone (>{} LOC). Refactor before testing.",
+            plan.stopped.len(),
+            config.zones.red_loc
+        )
+    });
     let answer = build_answer(
         mode,
         base.as_ref(),
-        &plan,
+        plan,
         slugs,
         skipped,
         warnings,
         options,
-        &timings,
+        timings,
         config.zones.red_loc,
+        started,
     );
-    let text = crate::report::discover::text(&answer);
     let exit = if stopped { STOP_EXIT } else { 0 };
-    let mut result = Answer::new(&answer, text, exit);
-    if stopped {
-        result.stderr.push(format!(
-            "rspec-scout: stopped: {}",
-            answer
-                .message
-                .as_deref()
-                .unwrap_or("red zone with new code")
-        ));
-    }
+    let mut result = Answer::streamed(answer, exit);
+    result.stderr.extend(stop_message);
     Ok(result)
 }
 
@@ -395,21 +400,6 @@ fn has_main_items(file: &discover::FilePlan, plan: &Plan) -> bool {
         .iter()
         .filter_map(|&i| plan.items.get(i))
         .any(|item| Some(&item.class_name) == file.class_name.as_ref())
-}
-
-fn zone_str(zone: Zone) -> &'static str {
-    match zone {
-        Zone::Green => "green",
-        Zone::Yellow => "yellow",
-        Zone::Red => "red",
-    }
-}
-
-fn kind_str(kind: MethodKind) -> &'static str {
-    match kind {
-        MethodKind::Instance => "instance",
-        MethodKind::Singleton => "class",
-    }
 }
 
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
@@ -561,18 +551,18 @@ fn write_debug(
         methods: Vec<String>,
     }
     #[derive(serde::Serialize)]
-    struct DebugMethod {
+    struct DebugMethod<'a> {
         name: String,
         method_id: String,
         wave: usize,
-        cross_class_deps: Vec<DepOut>,
+        cross_class_deps: Vec<DepOut<'a>>,
         absorbed_private_methods: Vec<String>,
     }
     #[derive(serde::Serialize)]
-    struct DebugFile {
+    struct DebugFile<'a> {
         source_file: String,
         waves: Vec<DebugWave>,
-        methods: Vec<DebugMethod>,
+        methods: Vec<DebugMethod<'a>>,
     }
     let body = DebugFile {
         source_file: location.source_rel.clone(),
@@ -597,100 +587,19 @@ fn write_debug(
     metadata::write_atomic(&path, &map)
 }
 
-fn deps_out(item: &discover::Item) -> Vec<DepOut> {
-    item.deps
-        .iter()
-        .map(|(class, methods)| DepOut {
-            class: class.clone(),
-            methods: methods.iter().cloned().collect(),
-        })
-        .collect()
-}
-
 #[allow(clippy::too_many_arguments)]
 fn build_answer(
     mode: Mode,
     base: Option<&Base>,
-    plan: &Plan,
+    plan: Plan,
     slugs: Vec<String>,
     skipped: Vec<SkippedFile>,
     warnings: Vec<String>,
     options: &Options,
-    timings: &Timings,
+    timings: Timings,
     red_loc: u32,
+    started: Instant,
 ) -> DiscoverAnswer {
-    let path_of = |i: &discover::Item| {
-        plan.files
-            .get(i.file)
-            .map(|f| f.path().to_string())
-            .unwrap_or_default()
-    };
-    let mut method_waves: Vec<Wave> = Vec::new();
-    for item in &plan.items {
-        let out = ItemOut {
-            method_id: item.method_id.clone(),
-            class_name: item.class_name.clone(),
-            method_name: item.method_name.clone(),
-            source_file: path_of(item),
-            line_range: [item.line_range.0, item.line_range.1],
-            method_mode: item.mode.as_str(),
-            selected: item.selected,
-            skip_reason: item.skip_reason.clone(),
-            cross_class_deps: deps_out(item),
-            absorbed_private_methods: item.absorbed.clone(),
-        };
-        match method_waves.last_mut() {
-            Some(w) if w.wave == item.wave => w.items.push(out),
-            _ => method_waves.push(Wave {
-                wave: item.wave,
-                name: discover::waves::wave_name(item.wave),
-                items: vec![out],
-            }),
-        }
-    }
-    let files: Vec<FileOut> = plan
-        .files
-        .iter()
-        .map(|f| {
-            let facts = &f.source.facts;
-            FileOut {
-                path: facts.path.clone(),
-                class_name: f.class_name.clone(),
-                complexity: ComplexityOut {
-                    zone: zone_str(f.zone),
-                    loc: facts.loc,
-                    methods: facts.methods.len(),
-                    warning: (f.zone == Zone::Yellow).then_some("Approaching complexity threshold"),
-                },
-                spec_path: f.spec_path.clone(),
-                change: f.source.change,
-                renamed_from: f.source.old_path.clone(),
-                public_methods: f
-                    .items
-                    .iter()
-                    .filter_map(|&i| plan.items.get(i))
-                    .map(|item| PublicMethod {
-                        name: item.method_name.clone(),
-                        kind: kind_str(item.kind),
-                        method_id: item.method_id.clone(),
-                        method_mode: item.mode.as_str(),
-                        wave: item.wave,
-                        selected: item.selected,
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
-    let edges: Vec<Edge> = plan
-        .items
-        .iter()
-        .flat_map(|item| {
-            item.deps.keys().map(move |class| Edge {
-                from: item.method_id.clone(),
-                to: class.clone(),
-            })
-        })
-        .collect();
     let count_zone = |z: Zone| plan.files.iter().filter(|f| f.zone == z).count();
     let stopped = !plan.stopped.is_empty();
     let selected = plan.items.iter().filter(|i| i.selected).count();
@@ -704,6 +613,17 @@ fn build_answer(
             "no method changed against the base; add --all to select every method".to_string(),
         );
     }
+    let summary = Summary {
+        total_methods: plan.items.len(),
+        selected_methods: selected,
+        total_files: plan.files.len(),
+        waves_count: plan.waves_count,
+        by_zone: ByZone {
+            green: count_zone(Zone::Green),
+            yellow: count_zone(Zone::Yellow),
+            red: count_zone(Zone::Red),
+        },
+    };
     DiscoverAnswer {
         status: if stopped { "stop" } else { "success" },
         reason: stopped.then_some("red_zone_new_code"),
@@ -739,27 +659,13 @@ fn build_answer(
             commit: b.commit.map(Repo::short),
         }),
         slugs,
-        method_waves,
-        files,
-        dependency_graph: Graph {
-            nodes: plan.items.iter().map(|i| i.method_id.clone()).collect(),
-            edges,
-        },
-        summary: Summary {
-            total_methods: plan.items.len(),
-            selected_methods: selected,
-            total_files: plan.files.len(),
-            waves_count: plan.waves_count,
-            by_zone: ByZone {
-                green: count_zone(Zone::Green),
-                yellow: count_zone(Zone::Yellow),
-                red: count_zone(Zone::Red),
-            },
-        },
+        plan,
+        summary,
         skipped_files: skipped,
         warnings,
         next_suggestions: next,
-        timings: options.timings.then(|| timings.clone()),
+        timings: options.timings.then_some(timings),
+        started,
     }
 }
 

@@ -11,6 +11,8 @@ pub mod zones;
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
+
 use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
 use crate::index::{FileFacts, MethodKind};
@@ -180,89 +182,23 @@ pub fn main_class(facts: &FileFacts) -> Option<String> {
     names.first().map(|n| (*n).to_string())
 }
 
-/// Builds the plan for `sources` (sorted by path here).
+/// Builds the plan for `sources` (sorted by path here). Files are planned in parallel (on
+/// the current rayon pool); the result does not depend on the number of threads.
 pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
     sources.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
     let known = deps::Known::new(sources.iter().map(|s| &s.facts));
+    let planned: Vec<(FilePlan, Vec<Item>, Option<String>)> = sources
+        .into_par_iter()
+        .enumerate()
+        .map(|(file_index, source)| plan_file(file_index, source, settings, &known))
+        .collect();
     let mut warnings = Vec::new();
-    let mut files: Vec<FilePlan> = Vec::with_capacity(sources.len());
+    let mut files: Vec<FilePlan> = Vec::with_capacity(planned.len());
     let mut items: Vec<Item> = Vec::new();
-
-    for (file_index, source) in sources.into_iter().enumerate() {
-        let facts = &source.facts;
-        let modes = match &source.base {
-            BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(facts, None),
-            BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
-            BaseVersion::Facts(base) => modes::method_modes(facts, Some(base)),
-        };
-        let class_name = main_class(facts);
-        let zone = zones::zone(facts.loc, facts.methods.len(), &settings.zones);
-        let spec_path = naming::spec_path(&facts.path, settings.spec_policy);
-        for (i, m) in facts.methods.iter().enumerate() {
-            if !m.is_public_api() {
-                continue;
-            }
-            let absorbed = deps::absorbed(&facts.methods, i);
-            let method_deps = deps::method_deps(facts, i, &absorbed, &known);
-            let mode = modes.get(i).copied().unwrap_or(MethodMode::New);
-            let method_id = m.id();
-            let (selected, skip_reason) = if Some(&m.owner) != class_name.as_ref() {
-                (
-                    false,
-                    Some(format!(
-                        "Custom: not the file's main class ({}); the pipeline handles one class per file",
-                        class_name.as_deref().unwrap_or("none")
-                    )),
-                )
-            } else if !settings.filter.keeps(&method_id) {
-                (false, Some(select::PATTERN_FILTER.to_string()))
-            } else if settings.select_all || mode != MethodMode::Unchanged {
-                (true, None)
-            } else {
-                (false, Some(UNCHANGED.to_string()))
-            };
-            items.push(Item {
-                file: file_index,
-                method: i,
-                method_id,
-                class_name: m.owner.clone(),
-                method_name: m.name.clone(),
-                kind: m.kind,
-                line_range: m.line_range,
-                mode,
-                selected,
-                skip_reason,
-                deps: method_deps,
-                absorbed: absorbed
-                    .iter()
-                    .filter_map(|&j| facts.methods.get(j).map(|a| a.name.clone()))
-                    .collect(),
-                wave: 0,
-            });
-        }
-        if let Some(class) = &class_name {
-            let others: BTreeSet<&str> = facts
-                .methods
-                .iter()
-                .filter(|m| m.is_public_api() && &m.owner != class)
-                .map(|m| m.owner.as_str())
-                .collect();
-            if !others.is_empty() {
-                warnings.push(format!(
-                    "{}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
-                    facts.path,
-                    others.into_iter().collect::<Vec<_>>().join(", ")
-                ));
-            }
-        }
-        files.push(FilePlan {
-            source,
-            class_name,
-            zone,
-            spec_path,
-            modes,
-            items: Vec::new(),
-        });
+    for (file, file_items, warning) in planned {
+        files.push(file);
+        items.extend(file_items);
+        warnings.extend(warning);
     }
 
     let wave_items: Vec<waves::Item> = items
@@ -298,10 +234,9 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         }
     }
     for file in &mut files {
-        file.items.sort_by_key(|&i| {
-            items
-                .get(i)
-                .map(|it| (it.line_range.0, it.method_id.clone()))
+        file.items.sort_by(|&a, &b| {
+            let key = |i: usize| items.get(i).map(|it| (it.line_range.0, &it.method_id));
+            key(a).cmp(&key(b))
         });
     }
     let waves_count = items.iter().map(|i| i.wave + 1).max().unwrap_or(0);
@@ -346,6 +281,93 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         stopped,
         warnings,
     }
+}
+
+/// One file's part of the plan: its modes, zone and spec path, its wave items (with their
+/// dependencies, wave 0 for now), and the warning about public methods of other classes.
+fn plan_file(
+    file_index: usize,
+    source: Source,
+    settings: &Settings,
+    known: &deps::Known,
+) -> (FilePlan, Vec<Item>, Option<String>) {
+    let facts = &source.facts;
+    let modes = match &source.base {
+        BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(facts, None),
+        BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
+        BaseVersion::Facts(base) => modes::method_modes(facts, Some(base)),
+    };
+    let class_name = main_class(facts);
+    let zone = zones::zone(facts.loc, facts.methods.len(), &settings.zones);
+    let spec_path = naming::spec_path(&facts.path, settings.spec_policy);
+    let mut items = Vec::new();
+    for (i, m) in facts.methods.iter().enumerate() {
+        if !m.is_public_api() {
+            continue;
+        }
+        let absorbed = deps::absorbed(&facts.methods, i);
+        let method_deps = deps::method_deps(facts, i, &absorbed, known);
+        let mode = modes.get(i).copied().unwrap_or(MethodMode::New);
+        let method_id = m.id();
+        let (selected, skip_reason) = if Some(&m.owner) != class_name.as_ref() {
+            (
+                false,
+                Some(format!(
+                    "Custom: not the file's main class ({}); the pipeline handles one class per file",
+                    class_name.as_deref().unwrap_or("none")
+                )),
+            )
+        } else if !settings.filter.keeps(&method_id) {
+            (false, Some(select::PATTERN_FILTER.to_string()))
+        } else if settings.select_all || mode != MethodMode::Unchanged {
+            (true, None)
+        } else {
+            (false, Some(UNCHANGED.to_string()))
+        };
+        items.push(Item {
+            file: file_index,
+            method: i,
+            method_id,
+            class_name: m.owner.clone(),
+            method_name: m.name.clone(),
+            kind: m.kind,
+            line_range: m.line_range,
+            mode,
+            selected,
+            skip_reason,
+            deps: method_deps,
+            absorbed: absorbed
+                .iter()
+                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.clone()))
+                .collect(),
+            wave: 0,
+        });
+    }
+    let mut warning = None;
+    if let Some(class) = &class_name {
+        let others: BTreeSet<&str> = facts
+            .methods
+            .iter()
+            .filter(|m| m.is_public_api() && &m.owner != class)
+            .map(|m| m.owner.as_str())
+            .collect();
+        if !others.is_empty() {
+            warning = Some(format!(
+                "{}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
+                facts.path,
+                others.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let file = FilePlan {
+        source,
+        class_name,
+        zone,
+        spec_path,
+        modes,
+        items: Vec::new(),
+    };
+    (file, items, warning)
 }
 
 #[cfg(test)]

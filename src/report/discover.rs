@@ -1,53 +1,61 @@
 //! The `discover` answer: the discovery-agent contract (`status`, `slugs`, `method_waves`,
 //! `files`, `dependency_graph`, `summary`, `warnings`), plus `stop` details, the mode and
 //! base, skipped files and timings.
+//!
+//! The answer owns the plan and is written straight from it when it is printed
+//! ([`crate::report::Streamed`]): on a large codebase the wave items, files and graph are
+//! hundreds of MB of YAML, so they are never held as a value tree or a string. YAML is
+//! written by [`DiscoverAnswer::write_yaml`], which lays the answer out exactly as
+//! [`crate::yaml::to_string`] lays out its `Serialize` form (checked by the tests below);
+//! JSON is serialized from that same form.
 
 use std::fmt::Write as _;
+use std::io::Write;
+use std::time::Instant;
 
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
-/// The answer.
-#[derive(Debug, Serialize)]
+use crate::discover::{waves, FilePlan, Item, Plan, Zone};
+use crate::git::ChangeKind;
+use crate::index::MethodKind;
+
+use super::{Format, Streamed};
+
+/// The answer, owning the plan it is written from.
+#[derive(Debug)]
 pub struct DiscoverAnswer {
     /// `success` or `stop`.
     pub status: &'static str,
     /// `red_zone_new_code` when stopped.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
     /// Human-readable explanation when stopped.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The files that caused the stop.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopped_files: Vec<StoppedFile>,
     /// What to do about a stop.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
     /// `branch`, `staged`, `single` or `all`.
     pub mode: &'static str,
     /// What the working tree was compared with.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<BaseInfo>,
     /// Slugs of the metadata files written (or that would be written).
     pub slugs: Vec<String>,
-    /// Methods by wave.
-    pub method_waves: Vec<Wave>,
-    /// Files with their public methods.
-    pub files: Vec<FileOut>,
-    /// Method → class edges.
-    pub dependency_graph: Graph,
+    /// The plan: `method_waves`, `files` and `dependency_graph` are written from it.
+    pub plan: Plan,
     /// Totals.
     pub summary: Summary,
     /// Files not planned (deleted, binary, too large, unreadable).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_files: Vec<SkippedFile>,
     /// Problems that did not stop the run.
     pub warnings: Vec<String>,
     /// What to run next.
     pub next_suggestions: Vec<String>,
-    /// Phase times, with `--timings`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Phase times, with `--timings`; `output_ms`, `total_ms` and `peak_rss_kb` are filled
+    /// in when the answer is written, from `started`.
     pub timings: Option<Timings>,
+    /// When the run started.
+    pub started: Instant,
 }
 
 /// A stopped file.
@@ -74,26 +82,39 @@ pub struct BaseInfo {
 
 /// One wave.
 #[derive(Debug, Serialize)]
-pub struct Wave {
+pub struct Wave<'a> {
     /// Number, from 0.
     pub wave: usize,
     /// `Leaf methods (no dependencies)` or `Depends on wave N-1`.
     pub name: String,
     /// Methods in it, by file path then line.
-    pub items: Vec<ItemOut>,
+    pub items: WaveItems<'a>,
+}
+
+/// The items of one wave, written one by one.
+#[derive(Debug)]
+pub struct WaveItems<'a> {
+    plan: &'a Plan,
+    items: &'a [Item],
+}
+
+impl Serialize for WaveItems<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.items.iter().map(|i| item_out(self.plan, i)))
+    }
 }
 
 /// One method of a wave.
 #[derive(Debug, Serialize)]
-pub struct ItemOut {
+pub struct ItemOut<'a> {
     /// `Class#name` / `Class.name`.
-    pub method_id: String,
+    pub method_id: &'a str,
     /// Owning class.
-    pub class_name: String,
+    pub class_name: &'a str,
     /// Name.
-    pub method_name: String,
+    pub method_name: &'a str,
     /// Source file.
-    pub source_file: String,
+    pub source_file: &'a str,
     /// `[def, end]`.
     pub line_range: [u32; 2],
     /// `new|modified|unchanged`.
@@ -102,41 +123,41 @@ pub struct ItemOut {
     pub selected: bool,
     /// Why not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub skip_reason: Option<String>,
+    pub skip_reason: Option<&'a str>,
     /// In-scope classes it depends on.
-    pub cross_class_deps: Vec<DepOut>,
+    pub cross_class_deps: Vec<DepOut<'a>>,
     /// Private methods it calls, transitively.
-    pub absorbed_private_methods: Vec<String>,
+    pub absorbed_private_methods: &'a [String],
 }
 
 /// A dependency.
 #[derive(Debug, Serialize)]
-pub struct DepOut {
+pub struct DepOut<'a> {
     /// The class.
-    pub class: String,
+    pub class: &'a str,
     /// Methods called on it.
-    pub methods: Vec<String>,
+    pub methods: Vec<&'a str>,
 }
 
 /// One file.
 #[derive(Debug, Serialize)]
-pub struct FileOut {
+pub struct FileOut<'a> {
     /// Path.
-    pub path: String,
+    pub path: &'a str,
     /// The class under test.
-    pub class_name: Option<String>,
+    pub class_name: Option<&'a str>,
     /// Zone, LOC, methods and the yellow-zone warning.
     pub complexity: ComplexityOut,
     /// Target spec.
-    pub spec_path: Option<String>,
+    pub spec_path: Option<&'a str>,
     /// `added`, `modified`, `renamed`, or nothing for unchanged files.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<crate::git::ChangeKind>,
+    pub change: Option<ChangeKind>,
     /// The path in the base, for renames.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub renamed_from: Option<String>,
+    pub renamed_from: Option<&'a str>,
     /// Its wave items.
-    pub public_methods: Vec<PublicMethod>,
+    pub public_methods: Vec<PublicMethod<'a>>,
 }
 
 /// File complexity.
@@ -155,14 +176,14 @@ pub struct ComplexityOut {
 
 /// A public method of a file.
 #[derive(Debug, Serialize)]
-pub struct PublicMethod {
+pub struct PublicMethod<'a> {
     /// Name.
-    pub name: String,
+    pub name: &'a str,
     /// `instance` or `class`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// Full id.
-    pub method_id: String,
+    pub method_id: &'a str,
     /// `new|modified|unchanged`.
     pub method_mode: &'static str,
     /// Its wave.
@@ -171,22 +192,13 @@ pub struct PublicMethod {
     pub selected: bool,
 }
 
-/// The dependency graph.
+/// An edge of the dependency graph: method id → class.
 #[derive(Debug, Serialize)]
-pub struct Graph {
-    /// Method ids, in wave order.
-    pub nodes: Vec<String>,
-    /// `{from: method id, to: class}`.
-    pub edges: Vec<Edge>,
-}
-
-/// An edge.
-#[derive(Debug, Serialize)]
-pub struct Edge {
+pub struct Edge<'a> {
     /// Method id.
-    pub from: String,
+    pub from: &'a str,
     /// Class.
-    pub to: String,
+    pub to: &'a str,
 }
 
 /// Totals.
@@ -237,102 +249,696 @@ pub struct Timings {
     pub graph_ms: u64,
     /// Writing metadata.
     pub metadata_ms: u64,
+    /// Writing the answer up to its `timings`.
+    pub output_ms: u64,
     /// Everything.
     pub total_ms: u64,
+    /// Peak resident memory of the process so far, in KiB (Linux only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kb: Option<u64>,
 }
 
-/// The text rendering: files grouped by wave, readable at a glance.
-pub fn text(a: &DiscoverAnswer) -> String {
-    let mut out = String::new();
-    let base = a
-        .base
-        .as_ref()
-        .map(|b| match &b.commit {
-            Some(c) => format!(", base {} ({c})", b.reference),
-            None => format!(", base {}", b.reference),
-        })
-        .unwrap_or_default();
-    let _ = writeln!(out, "discover: {} mode{base}", a.mode);
-    if a.status == "stop" {
-        let _ = writeln!(out, "STOP: {}", a.message.as_deref().unwrap_or(""));
-        for f in &a.stopped_files {
-            let _ = writeln!(out, "  {} ({} LOC, {} methods)", f.path, f.loc, f.methods);
-        }
-        for s in &a.suggestions {
-            let _ = writeln!(out, "  - {s}");
-        }
+/// The contract's `type`.
+pub fn kind_str(kind: MethodKind) -> &'static str {
+    match kind {
+        MethodKind::Instance => "instance",
+        MethodKind::Singleton => "class",
     }
-    for wave in &a.method_waves {
-        let _ = writeln!(out, "\nwave {}: {}", wave.wave, wave.name);
-        let mut current_file: Option<&str> = None;
-        let width = wave
+}
+
+/// The contract's zone names.
+pub fn zone_str(zone: Zone) -> &'static str {
+    match zone {
+        Zone::Green => "green",
+        Zone::Yellow => "yellow",
+        Zone::Red => "red",
+    }
+}
+
+fn change_str(change: ChangeKind) -> &'static str {
+    match change {
+        ChangeKind::Added => "added",
+        ChangeKind::Modified => "modified",
+        ChangeKind::Renamed => "renamed",
+        ChangeKind::Deleted => "deleted",
+    }
+}
+
+/// A dependency list as the answer writes it.
+pub fn deps_out(item: &Item) -> Vec<DepOut<'_>> {
+    item.deps
+        .iter()
+        .map(|(class, methods)| DepOut {
+            class,
+            methods: methods.iter().map(String::as_str).collect(),
+        })
+        .collect()
+}
+
+fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
+    ItemOut {
+        method_id: &item.method_id,
+        class_name: &item.class_name,
+        method_name: &item.method_name,
+        source_file: plan.files.get(item.file).map_or("", FilePlan::path),
+        line_range: [item.line_range.0, item.line_range.1],
+        method_mode: item.mode.as_str(),
+        selected: item.selected,
+        skip_reason: item.skip_reason.as_deref(),
+        cross_class_deps: deps_out(item),
+        absorbed_private_methods: &item.absorbed,
+    }
+}
+
+fn file_out<'a>(plan: &'a Plan, file: &'a FilePlan) -> FileOut<'a> {
+    let facts = &file.source.facts;
+    FileOut {
+        path: &facts.path,
+        class_name: file.class_name.as_deref(),
+        complexity: ComplexityOut {
+            zone: zone_str(file.zone),
+            loc: facts.loc,
+            methods: facts.methods.len(),
+            warning: (file.zone == Zone::Yellow).then_some("Approaching complexity threshold"),
+        },
+        spec_path: file.spec_path.as_deref(),
+        change: file.source.change,
+        renamed_from: file.source.old_path.as_deref(),
+        public_methods: file
             .items
             .iter()
-            .map(|i| i.method_id.len())
-            .max()
-            .unwrap_or(0);
-        for item in &wave.items {
-            if current_file != Some(item.source_file.as_str()) {
-                current_file = Some(item.source_file.as_str());
-                let file = a.files.iter().find(|f| f.path == item.source_file);
-                let detail = file
-                    .map(|f| {
-                        let methods = if f.complexity.methods == 1 {
-                            "method"
-                        } else {
-                            "methods"
-                        };
-                        format!(
-                            "  [{} {} LOC, {} {methods}]",
-                            f.complexity.zone, f.complexity.loc, f.complexity.methods
-                        )
-                    })
-                    .unwrap_or_default();
-                let _ = writeln!(out, "  {}{detail}", item.source_file);
-            }
-            let mark = if item.selected { "x" } else { " " };
-            let deps: Vec<&str> = item
-                .cross_class_deps
-                .iter()
-                .map(|d| d.class.as_str())
-                .collect();
-            let deps = if deps.is_empty() {
-                String::new()
-            } else {
-                format!("  -> {}", deps.join(", "))
-            };
-            let line = format!(
-                "    [{mark}] {:<width$}  {:<9}{deps}",
-                item.method_id, item.method_mode
-            );
-            let _ = writeln!(out, "{}", line.trim_end());
+            .filter_map(|&i| plan.items.get(i))
+            .map(|item| PublicMethod {
+                name: &item.method_name,
+                kind: kind_str(item.kind),
+                method_id: &item.method_id,
+                method_mode: item.mode.as_str(),
+                wave: item.wave,
+                selected: item.selected,
+            })
+            .collect(),
+    }
+}
+
+/// The items of each wave (items are sorted by wave).
+fn waves_of(plan: &Plan) -> impl Iterator<Item = Wave<'_>> {
+    plan.items.chunk_by(|a, b| a.wave == b.wave).map(|items| {
+        let wave = items.first().map_or(0, |i| i.wave);
+        Wave {
+            wave,
+            name: waves::wave_name(wave),
+            items: WaveItems { plan, items },
         }
+    })
+}
+
+fn edges_of(plan: &Plan) -> impl Iterator<Item = Edge<'_>> {
+    plan.items.iter().flat_map(|item| {
+        item.deps.keys().map(move |class| Edge {
+            from: &item.method_id,
+            to: class,
+        })
+    })
+}
+
+/// A lazily written sequence.
+struct Seq<F>(F);
+
+impl<F, I> Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
     }
-    let s = &a.summary;
-    let plural = super::plural;
-    let _ = writeln!(
-        out,
-        "\n{} ({} selected) in {}, {}; zones: {} green, {} yellow, {} red",
-        plural(s.total_methods, "method"),
-        s.selected_methods,
-        plural(s.total_files, "file"),
-        plural(s.waves_count, "wave"),
-        s.by_zone.green,
-        s.by_zone.yellow,
-        s.by_zone.red
-    );
-    for f in &a.skipped_files {
-        let _ = writeln!(out, "skipped {}: {}", f.path, f.reason);
+}
+
+#[derive(Serialize)]
+struct GraphOut<N: Serialize, E: Serialize> {
+    nodes: N,
+    edges: E,
+}
+
+/// Peak resident memory of this process in KiB (`VmHWM`), on Linux.
+pub fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+impl DiscoverAnswer {
+    /// The timings as written now: `output_ms` since `render_started`, `total_ms` since the
+    /// run started, the peak memory so far.
+    fn timings_now(&self, render_started: Instant) -> Option<Timings> {
+        self.timings.as_ref().map(|t| Timings {
+            output_ms: millis(render_started),
+            total_ms: millis(self.started),
+            peak_rss_kb: peak_rss_kb(),
+            ..t.clone()
+        })
     }
-    for w in &a.warnings {
-        let _ = writeln!(out, "warning: {w}");
+
+    fn serialize_at<S: Serializer>(
+        &self,
+        serializer: S,
+        render_started: Instant,
+    ) -> Result<S::Ok, S::Error> {
+        let plan = &self.plan;
+        let mut s = serializer.serialize_struct("DiscoverAnswer", 16)?;
+        s.serialize_field("status", self.status)?;
+        match &self.reason {
+            Some(reason) => s.serialize_field("reason", reason)?,
+            None => s.skip_field("reason")?,
+        }
+        match &self.message {
+            Some(message) => s.serialize_field("message", message)?,
+            None => s.skip_field("message")?,
+        }
+        if self.stopped_files.is_empty() {
+            s.skip_field("stopped_files")?;
+        } else {
+            s.serialize_field("stopped_files", &self.stopped_files)?;
+        }
+        if self.suggestions.is_empty() {
+            s.skip_field("suggestions")?;
+        } else {
+            s.serialize_field("suggestions", &self.suggestions)?;
+        }
+        s.serialize_field("mode", self.mode)?;
+        match &self.base {
+            Some(base) => s.serialize_field("base", base)?,
+            None => s.skip_field("base")?,
+        }
+        s.serialize_field("slugs", &self.slugs)?;
+        s.serialize_field("method_waves", &Seq(|| waves_of(plan)))?;
+        s.serialize_field(
+            "files",
+            &Seq(|| plan.files.iter().map(|f| file_out(plan, f))),
+        )?;
+        s.serialize_field(
+            "dependency_graph",
+            &GraphOut {
+                nodes: Seq(|| plan.items.iter().map(|i| i.method_id.as_str())),
+                edges: Seq(|| edges_of(plan)),
+            },
+        )?;
+        s.serialize_field("summary", &self.summary)?;
+        if self.skipped_files.is_empty() {
+            s.skip_field("skipped_files")?;
+        } else {
+            s.serialize_field("skipped_files", &self.skipped_files)?;
+        }
+        s.serialize_field("warnings", &self.warnings)?;
+        s.serialize_field("next_suggestions", &self.next_suggestions)?;
+        match self.timings_now(render_started) {
+            Some(timings) => s.serialize_field("timings", &timings)?,
+            None => s.skip_field("timings")?,
+        }
+        s.end()
     }
-    if let Some(t) = &a.timings {
+
+    /// Writes the answer as YAML, laid out as [`crate::yaml::to_string`] lays out its
+    /// `Serialize` form, without building it.
+    pub fn write_yaml(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let render_started = Instant::now();
+        let plan = &self.plan;
+        let mut y = YamlOut {
+            buf: String::with_capacity(YamlOut::CHUNK + 4096),
+            out,
+        };
+        let mut top = Map::top();
+        y.str(&mut top, "status", self.status)?;
+        if let Some(reason) = self.reason {
+            y.str(&mut top, "reason", reason)?;
+        }
+        if let Some(message) = &self.message {
+            y.str(&mut top, "message", message)?;
+        }
+        if !self.stopped_files.is_empty() {
+            let level = y.seq(&mut top, "stopped_files", false)?.unwrap_or(2);
+            for f in &self.stopped_files {
+                let mut m = y.item(level);
+                y.str(&mut m, "path", &f.path)?;
+                y.num(&mut m, "loc", f.loc)?;
+                y.num(&mut m, "methods", f.methods)?;
+            }
+        }
+        if !self.suggestions.is_empty() {
+            y.strings(&mut top, "suggestions", self.suggestions.iter())?;
+        }
+        y.str(&mut top, "mode", self.mode)?;
+        if let Some(base) = &self.base {
+            let mut m = y.map(&mut top, "base")?;
+            y.str(&mut m, "ref", &base.reference)?;
+            if let Some(commit) = &base.commit {
+                y.str(&mut m, "commit", commit)?;
+            }
+        }
+        y.strings(&mut top, "slugs", self.slugs.iter())?;
+        if let Some(level) = y.seq(&mut top, "method_waves", plan.items.is_empty())? {
+            for wave in waves_of(plan) {
+                let mut m = y.item(level);
+                y.num(&mut m, "wave", wave.wave)?;
+                y.str(&mut m, "name", &wave.name)?;
+                let Some(level) = y.seq(&mut m, "items", wave.items.items.is_empty())? else {
+                    continue;
+                };
+                for item in wave.items.items {
+                    y.item_out(level, &item_out(plan, item))?;
+                }
+            }
+        }
+        if let Some(level) = y.seq(&mut top, "files", plan.files.is_empty())? {
+            for file in &plan.files {
+                y.file_out(level, &file_out(plan, file))?;
+            }
+        }
+        let mut graph = y.map(&mut top, "dependency_graph")?;
+        y.strings(
+            &mut graph,
+            "nodes",
+            plan.items.iter().map(|i| i.method_id.as_str()),
+        )?;
+        let no_edges = plan.items.iter().all(|i| i.deps.is_empty());
+        if let Some(level) = y.seq(&mut graph, "edges", no_edges)? {
+            for edge in edges_of(plan) {
+                let mut m = y.item(level);
+                y.str(&mut m, "from", edge.from)?;
+                y.str(&mut m, "to", edge.to)?;
+            }
+        }
+        let mut summary = y.map(&mut top, "summary")?;
+        let s = &self.summary;
+        y.num(&mut summary, "total_methods", s.total_methods)?;
+        y.num(&mut summary, "selected_methods", s.selected_methods)?;
+        y.num(&mut summary, "total_files", s.total_files)?;
+        y.num(&mut summary, "waves_count", s.waves_count)?;
+        let mut zones = y.map(&mut summary, "by_zone")?;
+        y.num(&mut zones, "green", s.by_zone.green)?;
+        y.num(&mut zones, "yellow", s.by_zone.yellow)?;
+        y.num(&mut zones, "red", s.by_zone.red)?;
+        if !self.skipped_files.is_empty() {
+            let level = y.seq(&mut top, "skipped_files", false)?.unwrap_or(2);
+            for f in &self.skipped_files {
+                let mut m = y.item(level);
+                y.str(&mut m, "path", &f.path)?;
+                y.str(&mut m, "reason", &f.reason)?;
+            }
+        }
+        y.strings(&mut top, "warnings", self.warnings.iter())?;
+        y.strings(&mut top, "next_suggestions", self.next_suggestions.iter())?;
+        if let Some(t) = self.timings_now(render_started) {
+            let mut m = y.map(&mut top, "timings")?;
+            y.num(&mut m, "walk_ms", t.walk_ms)?;
+            y.num(&mut m, "git_ms", t.git_ms)?;
+            y.num(&mut m, "parse_ms", t.parse_ms)?;
+            y.num(&mut m, "graph_ms", t.graph_ms)?;
+            y.num(&mut m, "metadata_ms", t.metadata_ms)?;
+            y.num(&mut m, "output_ms", t.output_ms)?;
+            y.num(&mut m, "total_ms", t.total_ms)?;
+            if let Some(kb) = t.peak_rss_kb {
+                y.num(&mut m, "peak_rss_kb", kb)?;
+            }
+        }
+        y.flush()
+    }
+
+    /// The text rendering: files grouped by wave, readable at a glance.
+    pub fn text(&self) -> String {
+        let render_started = Instant::now();
+        let plan = &self.plan;
+        let mut out = String::new();
+        let base = self
+            .base
+            .as_ref()
+            .map(|b| match &b.commit {
+                Some(c) => format!(", base {} ({c})", b.reference),
+                None => format!(", base {}", b.reference),
+            })
+            .unwrap_or_default();
+        let _ = writeln!(out, "discover: {} mode{base}", self.mode);
+        if self.status == "stop" {
+            let _ = writeln!(out, "STOP: {}", self.message.as_deref().unwrap_or(""));
+            for f in &self.stopped_files {
+                let _ = writeln!(out, "  {} ({} LOC, {} methods)", f.path, f.loc, f.methods);
+            }
+            for s in &self.suggestions {
+                let _ = writeln!(out, "  - {s}");
+            }
+        }
+        for wave in waves_of(plan) {
+            let _ = writeln!(out, "\nwave {}: {}", wave.wave, wave.name);
+            let mut current_file: Option<usize> = None;
+            let width = wave
+                .items
+                .items
+                .iter()
+                .map(|i| i.method_id.len())
+                .max()
+                .unwrap_or(0);
+            for item in wave.items.items {
+                let file = plan.files.get(item.file);
+                if current_file != Some(item.file) {
+                    current_file = Some(item.file);
+                    let detail = file
+                        .map(|f| {
+                            let methods = f.source.facts.methods.len();
+                            let word = if methods == 1 { "method" } else { "methods" };
+                            format!(
+                                "  [{} {} LOC, {methods} {word}]",
+                                zone_str(f.zone),
+                                f.source.facts.loc
+                            )
+                        })
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "  {}{detail}", file.map_or("", FilePlan::path));
+                }
+                let mark = if item.selected { "x" } else { " " };
+                let deps: Vec<&str> = item.deps.keys().map(String::as_str).collect();
+                let deps = if deps.is_empty() {
+                    String::new()
+                } else {
+                    format!("  -> {}", deps.join(", "))
+                };
+                let line = format!(
+                    "    [{mark}] {:<width$}  {:<9}{deps}",
+                    item.method_id,
+                    item.mode.as_str()
+                );
+                let _ = writeln!(out, "{}", line.trim_end());
+            }
+        }
+        let s = &self.summary;
+        let plural = super::plural;
         let _ = writeln!(
             out,
-            "timings: walk {} ms, git {} ms, parse {} ms, graph {} ms, metadata {} ms, total {} ms",
-            t.walk_ms, t.git_ms, t.parse_ms, t.graph_ms, t.metadata_ms, t.total_ms
+            "\n{} ({} selected) in {}, {}; zones: {} green, {} yellow, {} red",
+            plural(s.total_methods, "method"),
+            s.selected_methods,
+            plural(s.total_files, "file"),
+            plural(s.waves_count, "wave"),
+            s.by_zone.green,
+            s.by_zone.yellow,
+            s.by_zone.red
         );
+        for f in &self.skipped_files {
+            let _ = writeln!(out, "skipped {}: {}", f.path, f.reason);
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+        if let Some(t) = self.timings_now(render_started) {
+            let _ = write!(
+                out,
+                "timings: walk {} ms, git {} ms, parse {} ms, graph {} ms, metadata {} ms, output {} ms, total {} ms",
+                t.walk_ms, t.git_ms, t.parse_ms, t.graph_ms, t.metadata_ms, t.output_ms, t.total_ms
+            );
+            if let Some(kb) = t.peak_rss_kb {
+                let _ = write!(out, ", peak memory {} MiB", kb.div_ceil(1024));
+            }
+            out.push('\n');
+        }
+        out
     }
-    out
+}
+
+impl Serialize for DiscoverAnswer {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.serialize_at(serializer, Instant::now())
+    }
+}
+
+/// The answer written with the render clock started when writing starts.
+struct Rendering<'a>(&'a DiscoverAnswer, Instant);
+
+impl Serialize for Rendering<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_at(serializer, self.1)
+    }
+}
+
+impl Streamed for DiscoverAnswer {
+    fn write(&self, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
+        match format {
+            Format::Yaml => self.write_yaml(out),
+            Format::Json => {
+                let mut buffered = std::io::BufWriter::with_capacity(YamlOut::CHUNK, out);
+                serde_json::to_writer_pretty(&mut buffered, &Rendering(self, Instant::now()))
+                    .map_err(std::io::Error::other)?;
+                buffered.write_all(b"\n")?;
+                buffered.flush()
+            }
+            Format::Text => out.write_all(self.text().as_bytes()),
+        }
+    }
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The text rendering (see [`DiscoverAnswer::text`]).
+pub fn text(a: &DiscoverAnswer) -> String {
+    a.text()
+}
+
+/// Where the next `key: value` of a block mapping goes: at `level`, or right after a
+/// sequence item's `-` for the first pair of an item.
+struct Map {
+    level: usize,
+    after_dash: bool,
+}
+
+impl Map {
+    fn top() -> Self {
+        Map {
+            level: 0,
+            after_dash: false,
+        }
+    }
+}
+
+/// A YAML writer for the answer's shapes, following `yaml::emit`'s layout: block mappings
+/// with two-space indents, a sequence item's first pair on the `-` line, lists of strings
+/// in flow style when they fit in `FLOW_WIDTH` columns, `[]` for empty lists, `null` for
+/// missing values. Text goes through a buffer written out in chunks.
+struct YamlOut<'w> {
+    buf: String,
+    out: &'w mut dyn Write,
+}
+
+impl YamlOut<'_> {
+    const CHUNK: usize = 1 << 16;
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(self.buf.as_bytes())?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    fn maybe_flush(&mut self) -> std::io::Result<()> {
+        if self.buf.len() >= Self::CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn indent(&mut self, level: usize) {
+        for _ in 0..level {
+            self.buf.push(' ');
+        }
+    }
+
+    fn key(&mut self, m: &mut Map, key: &str) {
+        if m.after_dash {
+            m.after_dash = false;
+            self.buf.push(' ');
+        } else {
+            self.indent(m.level);
+        }
+        self.buf.push_str(key);
+        self.buf.push(':');
+    }
+
+    fn str(&mut self, m: &mut Map, key: &str, value: &str) -> std::io::Result<()> {
+        self.key(m, key);
+        self.buf.push(' ');
+        crate::yaml::push_string_text(&mut self.buf, value);
+        self.buf.push('\n');
+        self.maybe_flush()
+    }
+
+    fn opt_str(&mut self, m: &mut Map, key: &str, value: Option<&str>) -> std::io::Result<()> {
+        match value {
+            Some(v) => self.str(m, key, v),
+            None => {
+                self.key(m, key);
+                self.buf.push_str(" null\n");
+                Ok(())
+            }
+        }
+    }
+
+    fn num(
+        &mut self,
+        m: &mut Map,
+        key: &str,
+        value: impl std::fmt::Display,
+    ) -> std::io::Result<()> {
+        self.key(m, key);
+        let _ = writeln!(self.buf, " {value}");
+        Ok(())
+    }
+
+    fn bool(&mut self, m: &mut Map, key: &str, value: bool) {
+        self.key(m, key);
+        self.buf
+            .push_str(if value { " true\n" } else { " false\n" });
+    }
+
+    /// `key:` for a non-empty nested mapping; its pairs go two columns further in.
+    fn map(&mut self, m: &mut Map, key: &str) -> std::io::Result<Map> {
+        self.key(m, key);
+        self.buf.push('\n');
+        self.maybe_flush()?;
+        Ok(Map {
+            level: m.level + 2,
+            after_dash: false,
+        })
+    }
+
+    /// `key:` for a sequence of mappings: `key: []` when empty (`None`), else the column
+    /// of its items.
+    fn seq(&mut self, m: &mut Map, key: &str, empty: bool) -> std::io::Result<Option<usize>> {
+        self.key(m, key);
+        if empty {
+            self.buf.push_str(" []\n");
+            return Ok(None);
+        }
+        self.buf.push('\n');
+        self.maybe_flush()?;
+        Ok(Some(m.level + 2))
+    }
+
+    /// A sequence item that is a mapping: `-` at `level`, its first pair on that line.
+    fn item(&mut self, level: usize) -> Map {
+        self.indent(level);
+        self.buf.push('-');
+        Map {
+            level: level + 2,
+            after_dash: true,
+        }
+    }
+
+    /// A list of strings: `[]`, `[a, b]` when it fits, else one `- item` per line.
+    fn strings<'s, I, S>(&mut self, m: &mut Map, key: &str, items: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = &'s S> + Clone,
+        S: AsRef<str> + ?Sized + 's,
+    {
+        self.key(m, key);
+        let mut flow = String::from("[");
+        let mut count = 0usize;
+        let mut fits = true;
+        for item in items.clone() {
+            if count > 0 {
+                flow.push_str(", ");
+            }
+            crate::yaml::push_string_text(&mut flow, item.as_ref());
+            count += 1;
+            if flow.len() + 1 > crate::yaml::FLOW_WIDTH {
+                fits = false;
+                break;
+            }
+        }
+        if count == 0 {
+            self.buf.push_str(" []\n");
+            return Ok(());
+        }
+        if fits {
+            flow.push(']');
+            self.buf.push(' ');
+            self.buf.push_str(&flow);
+            self.buf.push('\n');
+            return Ok(());
+        }
+        self.buf.push('\n');
+        for item in items {
+            self.indent(m.level + 2);
+            self.buf.push_str("- ");
+            crate::yaml::push_string_text(&mut self.buf, item.as_ref());
+            self.buf.push('\n');
+            self.maybe_flush()?;
+        }
+        Ok(())
+    }
+
+    fn item_out(&mut self, level: usize, item: &ItemOut<'_>) -> std::io::Result<()> {
+        let mut m = self.item(level);
+        self.str(&mut m, "method_id", item.method_id)?;
+        self.str(&mut m, "class_name", item.class_name)?;
+        self.str(&mut m, "method_name", item.method_name)?;
+        self.str(&mut m, "source_file", item.source_file)?;
+        self.key(&mut m, "line_range");
+        let _ = writeln!(
+            self.buf,
+            " [{}, {}]",
+            item.line_range[0], item.line_range[1]
+        );
+        self.str(&mut m, "method_mode", item.method_mode)?;
+        self.bool(&mut m, "selected", item.selected);
+        if let Some(reason) = item.skip_reason {
+            self.str(&mut m, "skip_reason", reason)?;
+        }
+        if let Some(level) =
+            self.seq(&mut m, "cross_class_deps", item.cross_class_deps.is_empty())?
+        {
+            for dep in &item.cross_class_deps {
+                let mut d = self.item(level);
+                self.str(&mut d, "class", dep.class)?;
+                self.strings(&mut d, "methods", dep.methods.iter().copied())?;
+            }
+        }
+        self.strings(
+            &mut m,
+            "absorbed_private_methods",
+            item.absorbed_private_methods.iter(),
+        )
+    }
+
+    fn file_out(&mut self, level: usize, file: &FileOut<'_>) -> std::io::Result<()> {
+        let mut m = self.item(level);
+        self.str(&mut m, "path", file.path)?;
+        self.opt_str(&mut m, "class_name", file.class_name)?;
+        let mut c = self.map(&mut m, "complexity")?;
+        self.str(&mut c, "zone", file.complexity.zone)?;
+        self.num(&mut c, "loc", file.complexity.loc)?;
+        self.num(&mut c, "methods", file.complexity.methods)?;
+        if let Some(warning) = file.complexity.warning {
+            self.str(&mut c, "warning", warning)?;
+        }
+        self.opt_str(&mut m, "spec_path", file.spec_path)?;
+        if let Some(change) = file.change {
+            self.str(&mut m, "change", change_str(change))?;
+        }
+        if let Some(from) = file.renamed_from {
+            self.str(&mut m, "renamed_from", from)?;
+        }
+        if let Some(level) = self.seq(&mut m, "public_methods", file.public_methods.is_empty())? {
+            for p in &file.public_methods {
+                let mut pm = self.item(level);
+                self.str(&mut pm, "name", p.name)?;
+                self.str(&mut pm, "type", p.kind)?;
+                self.str(&mut pm, "method_id", p.method_id)?;
+                self.str(&mut pm, "method_mode", p.method_mode)?;
+                self.num(&mut pm, "wave", p.wave)?;
+                self.bool(&mut pm, "selected", p.selected);
+            }
+        }
+        self.maybe_flush()
+    }
 }

@@ -35,17 +35,28 @@ pub enum Progress {
     Json,
 }
 
+/// An answer too large to hold as a value: written straight to the output in the format
+/// asked for, when it is printed (`discover`'s plan can hold hundreds of thousands of
+/// methods).
+pub trait Streamed: std::fmt::Debug + Send + Sync {
+    /// Writes the whole answer in `format`.
+    fn write(&self, format: Format, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
 /// What a command produced: the structured answer, its text rendering and the exit code.
 #[derive(Debug, Clone)]
 pub struct Answer {
-    /// The structured answer (rendered as YAML or JSON).
+    /// The structured answer (rendered as YAML or JSON); `Null` for a [`Streamed`] answer,
+    /// which only exists as its rendering ([`Answer::render`], [`Answer::write`]).
     pub value: Value,
-    /// The rendering for `--format text`.
+    /// The rendering for `--format text` (empty for a [`Streamed`] answer).
     pub text: String,
     /// Process exit code.
     pub exit_code: u8,
     /// One-line messages for stderr (a summary of an error, warnings for people).
     pub stderr: Vec<String>,
+    /// The answer written on demand, when it is one.
+    streamed: Option<std::sync::Arc<dyn Streamed>>,
 }
 
 impl Answer {
@@ -56,6 +67,26 @@ impl Answer {
             text,
             exit_code,
             stderr: Vec::new(),
+            streamed: None,
+        }
+    }
+
+    /// An answer written straight to the output when it is printed.
+    pub fn streamed(answer: impl Streamed + 'static, exit_code: u8) -> Self {
+        Answer {
+            value: Value::Null,
+            text: String::new(),
+            exit_code,
+            stderr: Vec::new(),
+            streamed: Some(std::sync::Arc::new(answer)),
+        }
+    }
+
+    /// Writes the answer in `format` to `out` (a streamed answer without building it).
+    pub fn write(&self, format: Format, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match &self.streamed {
+            Some(streamed) => streamed.write(format, out),
+            None => out.write_all(self.render(format).as_bytes()),
         }
     }
 
@@ -79,11 +110,19 @@ impl Answer {
             text,
             exit_code: 1,
             stderr: vec![format!("rspec-scout: {} ({})", err.message(), err.code())],
+            streamed: None,
         }
     }
 
     /// The answer rendered in `format`.
     pub fn render(&self, format: Format) -> String {
+        if let Some(streamed) = &self.streamed {
+            let mut out = Vec::new();
+            // Writing to memory does not fail; the text is UTF-8 by construction.
+            let _ = streamed.write(format, &mut out);
+            return String::from_utf8(out)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        }
         match format {
             Format::Yaml => yaml::to_string(&self.value),
             Format::Json => {

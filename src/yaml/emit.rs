@@ -9,7 +9,7 @@ use super::scalar::{tokenize, Scalar};
 use super::{as_symbol, SYMBOL_TAG};
 
 /// Longest flow-style list written on one line.
-const FLOW_WIDTH: usize = 80;
+pub(crate) const FLOW_WIDTH: usize = 80;
 
 /// Renders `value` as a YAML document ending with a newline.
 pub fn to_string(value: &Value) -> String {
@@ -218,6 +218,15 @@ pub fn string_text(s: &str) -> String {
         s.to_string()
     } else {
         double_quoted(s)
+    }
+}
+
+/// [`string_text`] appended to `out` (no allocation for the usual plain string).
+pub fn push_string_text(out: &mut String, s: &str) {
+    if plain_is_safe(s) {
+        out.push_str(s);
+    } else {
+        out.push_str(&double_quoted(s));
     }
 }
 

@@ -11,7 +11,8 @@ pub mod scalar;
 
 use std::fmt;
 
-pub use emit::{string_text, to_string};
+pub(crate) use emit::FLOW_WIDTH;
+pub use emit::{push_string_text, string_text, to_string};
 pub use load::load;
 pub use serde_yaml::{Mapping, Number, Value};
 

@@ -29,7 +29,7 @@ pub fn tokenize(s: &str) -> Scalar {
         return Scalar::Null;
     }
     if starts_like_a_word(s) || s.contains('\n') {
-        if s.chars().count() > 5 {
+        if s.chars().nth(5).is_some() {
             return Scalar::Str;
         }
         let first = s.chars().next().map(|c| c.to_ascii_lowercase());
