@@ -176,12 +176,25 @@ fn number_text(n: &serde_yaml::Number) -> String {
     } else if f.is_infinite() {
         if f > 0.0 { ".inf" } else { "-.inf" }.to_string()
     } else {
+        // Psych only reads a float with a `.` in the mantissa and a signed exponent
+        // (`8e18` and `8e+18` come back as strings): `8.0e+18`, `1.5e-7`, `2.0`.
         let text = format!("{f:?}");
-        if text.contains('.') || text.contains('e') || text.contains("inf") {
-            text.replace("e", "e+").replace("e+-", "e-")
-        } else {
-            format!("{text}.0")
+        let (mantissa, exponent) = match text.split_once('e') {
+            Some((m, e)) => (m, Some(e)),
+            None => (text.as_str(), None),
+        };
+        let mut out = mantissa.to_string();
+        if !out.contains('.') {
+            out.push_str(".0");
         }
+        if let Some(e) = exponent {
+            out.push('e');
+            if !e.starts_with('-') {
+                out.push('+');
+            }
+            out.push_str(e);
+        }
+        out
     }
 }
 

@@ -232,6 +232,24 @@ mod tests {
     }
 
     #[test]
+    fn floats_round_trip_with_a_dot_and_a_signed_exponent() {
+        // Found by the metadata_yaml fuzzer: 8000000000000000080.000 was written `8e+18`,
+        // which reads back (in Psych too) as the string "8e+18".
+        for (f, text) in [
+            (8.0e18, "8.0e+18\n"),
+            (1.5e-7, "1.5e-7\n"),
+            (2.0, "2.0\n"),
+            (-0.25, "-0.25\n"),
+        ] {
+            let v = Value::Number(Number::from(f));
+            assert_eq!(to_string(&v), text);
+            assert_eq!(round_trip(&v), v, "{f} became {}", to_string(&v));
+        }
+        let v = load(b"8000000000000000080.000\n", "t").expect("loads");
+        assert_eq!(round_trip(&v), v);
+    }
+
+    #[test]
     fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
         let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
         assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
