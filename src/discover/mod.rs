@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
-use crate::index::{FileFacts, MethodKind};
+use crate::index::{FileFacts, MethodKind, Names};
 use crate::naming::{self, ControllerSpecPolicy};
 
 pub use deps::Deps;
@@ -100,7 +100,10 @@ pub struct Item {
 /// One file of the plan.
 #[derive(Debug, Clone)]
 pub struct FilePlan {
-    /// The source.
+    /// The source. Its methods keep their names, kinds, visibility, line ranges and
+    /// digests; what only the dependency analysis reads (calls, constants, instance
+    /// variables, receiver calls, parameters) is dropped once the file is planned, so a
+    /// plan of a large codebase does not hold every method body's references.
     pub source: Source,
     /// The class under test (Rails naming, else the first class with methods).
     pub class_name: Option<String>,
@@ -201,14 +204,15 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         warnings.extend(warning);
     }
 
-    let wave_items: Vec<waves::Item> = items
+    let wave_items: Vec<waves::Item<&str>> = items
         .iter()
         .map(|i| waves::Item {
-            class: i.class_name.clone(),
-            deps: i.deps.keys().cloned().collect(),
+            class: i.class_name.as_str(),
+            deps: i.deps.keys().map(String::as_str).collect(),
         })
         .collect();
     let computed = waves::compute(&wave_items);
+    drop(wave_items);
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
@@ -358,6 +362,14 @@ fn plan_file(
                 others.into_iter().collect::<Vec<_>>().join(", ")
             ));
         }
+    }
+    let mut source = source;
+    for m in &mut source.facts.methods {
+        m.calls = Names::default();
+        m.constants = Vec::new();
+        m.ivars = Names::default();
+        m.receiver_calls = Names::default();
+        m.params = Vec::new();
     }
     let file = FilePlan {
         source,

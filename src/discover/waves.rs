@@ -5,18 +5,20 @@
 //! share one wave, so every dependency points to an earlier wave or, inside a cycle, the
 //! same one.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-/// One wave item: the class that owns it and the classes it depends on.
+/// One wave item: the class that owns it and the classes it depends on. Owned names by
+/// default; the planner passes names borrowed from its items (`Item<&str>`), which saves a
+/// copy of every class name of a large codebase.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub struct Item<S = String> {
     /// Owning class.
-    pub class: String,
+    pub class: S,
     /// Classes it depends on (other than its own).
-    pub deps: Vec<String>,
+    pub deps: Vec<S>,
 }
 
 /// The result of [`compute`].
@@ -29,13 +31,15 @@ pub struct Waves {
 }
 
 /// Computes the wave of every item. Deterministic for the same input; never panics.
-pub fn compute(items: &[Item]) -> Waves {
+pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     let mut graph: DiGraph<String, ()> = DiGraph::new();
-    let mut index: BTreeMap<&str, NodeIndex> = BTreeMap::new();
+    // Looked up for every dependency of every item: a hash map, not a tree of string
+    // comparisons. Node numbers come from the sorted names, so the result is the same.
+    let mut index: HashMap<&str, NodeIndex> = HashMap::new();
     // Classes in sorted order so node numbering does not depend on input order.
     let mut names: Vec<&str> = items
         .iter()
-        .flat_map(|i| std::iter::once(i.class.as_str()).chain(i.deps.iter().map(String::as_str)))
+        .flat_map(|i| std::iter::once(i.class.as_ref()).chain(i.deps.iter().map(AsRef::as_ref)))
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -44,11 +48,11 @@ pub fn compute(items: &[Item]) -> Waves {
     }
     let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     for item in items {
-        let Some(&from) = index.get(item.class.as_str()) else {
+        let Some(&from) = index.get(item.class.as_ref()) else {
             continue;
         };
         for dep in &item.deps {
-            if let Some(&to) = index.get(dep.as_str()) {
+            if let Some(&to) = index.get(dep.as_ref()) {
                 if from != to {
                     edges.push((from, to));
                 }
@@ -74,7 +78,7 @@ pub fn compute(items: &[Item]) -> Waves {
     }
     let mut items_of_class: Vec<Vec<usize>> = vec![Vec::new(); graph.node_count()];
     for (i, item) in items.iter().enumerate() {
-        if let Some(&node) = index.get(item.class.as_str()) {
+        if let Some(&node) = index.get(item.class.as_ref()) {
             if let Some(list) = items_of_class.get_mut(node.index()) {
                 list.push(i);
             }
@@ -107,11 +111,11 @@ pub fn compute(items: &[Item]) -> Waves {
             let Some(item) = items.get(i) else { continue };
             let mut base = 0usize;
             for dep in &item.deps {
-                if class_component(dep) == Some(c) {
+                if class_component(dep.as_ref()) == Some(c) {
                     continue;
                 }
                 let max = index
-                    .get(dep.as_str())
+                    .get(dep.as_ref())
                     .and_then(|n| class_max.get(n.index()).copied().flatten());
                 if let Some(max) = max {
                     base = base.max(max + 1);

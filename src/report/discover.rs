@@ -290,7 +290,7 @@ pub fn deps_out(item: &Item) -> Vec<DepOut<'_>> {
         .iter()
         .map(|(class, methods)| DepOut {
             class,
-            methods: methods.iter().map(String::as_str).collect(),
+            methods: methods.iter().collect(),
         })
         .collect()
 }
