@@ -256,8 +256,9 @@ fn plain_is_safe(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
         return false;
     }
-    // YAML 1.1 gives `=` (value) and `<<` (merge) meanings some loaders honour.
-    if s == "=" || s == "<<" {
+    // YAML 1.1 gives `=` (value) and `<<` (merge) meanings some loaders honour; `---` and
+    // `...` at the start of a line are document markers (a top-level `...` does not load).
+    if s == "=" || s == "<<" || s.starts_with("---") || s.starts_with("...") {
         return false;
     }
     if s.chars().any(|c| {

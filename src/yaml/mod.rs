@@ -250,6 +250,24 @@ mod tests {
     }
 
     #[test]
+    fn document_markers_are_quoted() {
+        // Found by the metadata_yaml fuzzer: the string "..." (from ` ... `) was written
+        // plain at the top level, where it ends the document and the file no longer loads.
+        for s in ["...", "---", "... more", "--- x", "...x"] {
+            let v = Value::String(s.to_string());
+            let written = to_string(&v);
+            assert!(written.starts_with('"'), "{s:?} written {written:?}");
+            assert_eq!(round_trip(&v), v, "{s:?} became {written}");
+            let mut map = Mapping::new();
+            map.insert(v.clone(), Value::Sequence(vec![v.clone()]));
+            let v = Value::Mapping(map);
+            assert_eq!(round_trip(&v), v);
+        }
+        let v = load(b" ... \n", "t").expect("loads");
+        assert_eq!(round_trip(&v), v);
+    }
+
+    #[test]
     fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
         let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
         assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
