@@ -28,7 +28,11 @@ fn main() -> ExitCode {
         Err(err) => Answer::from_error(&err),
     };
     emit(&answer, format, cli.quiet);
-    ExitCode::from(answer.exit_code)
+    let code = ExitCode::from(answer.exit_code);
+    // Everything is written; the process ends here and the OS takes the memory back.
+    // Freeing a large plan allocation by allocation took a second on 50k files.
+    std::mem::forget(answer);
+    code
 }
 
 /// The commands that replace a pipeline script print what the script printed.

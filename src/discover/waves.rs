@@ -37,30 +37,50 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     // comparisons. Node numbers come from the sorted names, so the result is the same.
     let mut index: HashMap<&str, NodeIndex> = HashMap::new();
     // Classes in sorted order so node numbering does not depend on input order.
-    let mut names: Vec<&str> = items
-        .iter()
-        .flat_map(|i| std::iter::once(i.class.as_ref()).chain(i.deps.iter().map(AsRef::as_ref)))
-        .collect();
+    let mut unique: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for i in items {
+        unique.insert(i.class.as_ref());
+        unique.extend(i.deps.iter().map(AsRef::as_ref));
+    }
+    // Sorting the unique names, not every mention of them (millions on a large codebase).
+    let mut names: Vec<&str> = unique.into_iter().collect();
     names.sort_unstable();
-    names.dedup();
     for name in names {
         index.insert(name, graph.add_node(name.to_string()));
     }
-    let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+    // Every name looked up once: each item's class and dependencies as node numbers, the
+    // dependencies of item `i` at `dep_nodes[dep_start[i]..dep_start[i + 1]]`.
+    let class_node: Vec<Option<NodeIndex>> = items
+        .iter()
+        .map(|item| index.get(item.class.as_ref()).copied())
+        .collect();
+    let mut dep_start: Vec<usize> = Vec::with_capacity(items.len() + 1);
+    let mut dep_nodes: Vec<NodeIndex> = Vec::new();
     for item in items {
-        let Some(&from) = index.get(item.class.as_ref()) else {
-            continue;
-        };
-        for dep in &item.deps {
-            if let Some(&to) = index.get(dep.as_ref()) {
-                if from != to {
-                    edges.push((from, to));
-                }
+        dep_start.push(dep_nodes.len());
+        dep_nodes.extend(item.deps.iter().filter_map(|d| index.get(d.as_ref()).copied()));
+    }
+    dep_start.push(dep_nodes.len());
+    let deps_of = |i: usize| -> &[NodeIndex] {
+        match (dep_start.get(i), dep_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => dep_nodes.get(a..b).unwrap_or_default(),
+            _ => &[],
+        }
+    };
+    drop(index);
+
+    let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+    for (i, from) in class_node.iter().enumerate() {
+        let Some(from) = *from else { continue };
+        for &to in deps_of(i) {
+            if from != to {
+                edges.push((from, to));
             }
         }
     }
     edges.sort_unstable();
     edges.dedup();
+    graph.reserve_edges(edges.len());
     for (from, to) in edges {
         graph.add_edge(from, to, ());
     }
@@ -77,18 +97,11 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
         }
     }
     let mut items_of_class: Vec<Vec<usize>> = vec![Vec::new(); graph.node_count()];
-    for (i, item) in items.iter().enumerate() {
-        if let Some(&node) = index.get(item.class.as_ref()) {
-            if let Some(list) = items_of_class.get_mut(node.index()) {
-                list.push(i);
-            }
+    for (i, node) in class_node.iter().enumerate() {
+        if let Some(list) = node.and_then(|n| items_of_class.get_mut(n.index())) {
+            list.push(i);
         }
     }
-    let class_component = |name: &str| {
-        index
-            .get(name)
-            .and_then(|n| component.get(n.index()).copied())
-    };
 
     let mut wave = vec![0usize; items.len()];
     // The highest wave among a class's items; None for a class without items.
@@ -110,14 +123,11 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
         for &i in &members {
             let Some(item) = items.get(i) else { continue };
             let mut base = 0usize;
-            for dep in &item.deps {
-                if class_component(dep.as_ref()) == Some(c) {
+            for dep in deps_of(i) {
+                if component.get(dep.index()) == Some(&c) {
                     continue;
                 }
-                let max = index
-                    .get(dep.as_ref())
-                    .and_then(|n| class_max.get(n.index()).copied().flatten());
-                if let Some(max) = max {
+                if let Some(max) = class_max.get(dep.index()).copied().flatten() {
                     base = base.max(max + 1);
                 }
             }
