@@ -58,7 +58,11 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     let mut dep_nodes: Vec<NodeIndex> = Vec::new();
     for item in items {
         dep_start.push(dep_nodes.len());
-        dep_nodes.extend(item.deps.iter().filter_map(|d| index.get(d.as_ref()).copied()));
+        dep_nodes.extend(
+            item.deps
+                .iter()
+                .filter_map(|d| index.get(d.as_ref()).copied()),
+        );
     }
     dep_start.push(dep_nodes.len());
     let deps_of = |i: usize| -> &[NodeIndex] {
