@@ -253,7 +253,9 @@ fn plain_is_safe(s: &str) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
         return false;
     }
-    if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
+    // `:?` is a syntax error for libyaml inside a flow list (`[a:?b]`), where our short
+    // lists go; `:` before `,[]{}` too, but those never go plain.
+    if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.contains(":?") {
         return false;
     }
     // YAML 1.1 gives `=` (value) and `<<` (merge) meanings some loaders honour; `---` and

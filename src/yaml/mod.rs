@@ -268,6 +268,29 @@ mod tests {
     }
 
     #[test]
+    fn colon_question_mark_is_quoted_in_flow_lists() {
+        // Found by the metadata_yaml fuzzer: `[h;c:? ? us]` does not load (libyaml reads
+        // `:?` in a flow list as an unexpected `:`).
+        let v = load(b"! A\n ? ? - h;c:? ? us\n", "t").map_or_else(
+            |_| Value::Sequence(vec![Value::String("h;c:? ? us".into())]),
+            |v| v,
+        );
+        let written = to_string(&v);
+        assert_eq!(round_trip(&v), v, "{written}");
+        let list = Value::Sequence(vec![
+            Value::String("a:?b".into()),
+            Value::String("Foo::Bar".into()),
+        ]);
+        let mut map = Mapping::new();
+        map.insert(Value::String("list".into()), list.clone());
+        assert_eq!(
+            to_string(&Value::Mapping(map)),
+            "list: [\"a:?b\", Foo::Bar]\n"
+        );
+        assert_eq!(round_trip(&list), list);
+    }
+
+    #[test]
     fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
         let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
         assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
