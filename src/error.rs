@@ -141,6 +141,17 @@ impl Error {
     pub fn suggestion(&self) -> String {
         match self {
             Error::SourceNotFound { .. } => "check the path; paths are relative to the current directory".to_string(),
+            // Files read but refused (binary, too large, not a regular file): permissions are
+            // not the problem, so say what is.
+            Error::Unreadable { reason, .. } if reason.starts_with("binary file") => {
+                "it is not Ruby source: leave it out, or add it to `exclude:` in .rspec-scout.yml".to_string()
+            }
+            Error::Unreadable { reason, .. } if reason.contains("max_file_size") => {
+                "raise max_file_size in .rspec-scout.yml, or add the file to `exclude:`".to_string()
+            }
+            Error::Unreadable { reason, .. } if reason.starts_with("not a regular file") => {
+                "name a regular .rb file (FIFOs and devices are never read)".to_string()
+            }
             Error::Unreadable { .. } => "check the file's permissions".to_string(),
             Error::NotAGitRepository { .. } => {
                 "run inside a git checkout, or name files explicitly (`discover PATH...`) for single mode".to_string()
@@ -148,13 +159,14 @@ impl Error {
             Error::BadBaseRef { .. } => {
                 "pass an existing branch, tag or commit with --base, or set `base:` in .rspec-scout.yml".to_string()
             }
-            Error::Git { .. } => "check the repository with `git status`; it may be corrupt".to_string(),
+            Error::Git { .. } => "check the repository with `git fsck`; it may be corrupt".to_string(),
             Error::MetadataInvalid { .. } => {
                 "fix the file by hand, or delete it and re-run `rspec-scout discover` to recreate it".to_string()
             }
             Error::MetadataNotFound { .. } => "run `rspec-scout discover` (or `analyze FILE`) first".to_string(),
             Error::WriteFailed { .. } => {
-                "make the metadata folder writable, or pass --no-metadata to only print the answer".to_string()
+                // Only `discover` has --no-metadata; analyze, test-config and skeleton must write.
+                "make the metadata folder writable (`discover --no-metadata` only prints the plan)".to_string()
             }
             Error::ConfigInvalid { .. } => "fix the config file; `rspec-scout --help` lists the keys".to_string(),
             Error::NothingToDo { .. } => {
