@@ -66,6 +66,21 @@ fn git_error(e: &git2::Error) -> Error {
     }
 }
 
+/// A git failure while reading one file's version: names the file and where it was read
+/// from, so a corrupt object can be traced (`git fsck`) instead of guessed.
+fn git_error_at(e: &git2::Error, path: &str, place: &str) -> Error {
+    Error::Git {
+        message: format!("reading {path} from {place}: {}", e.message()),
+    }
+}
+
+fn entry_commit(commit: Option<Oid>) -> String {
+    commit.map_or_else(
+        || "HEAD".to_string(),
+        |c| format!("commit {}", Repo::short(c)),
+    )
+}
+
 impl Repo {
     /// Opens the repository containing `path`; `NOT_A_GIT_REPOSITORY` when there is none.
     pub fn discover(path: &Path) -> Result<Self> {
@@ -253,9 +268,11 @@ impl Repo {
         let entry = match tree.get_path(Path::new(path)) {
             Ok(entry) => entry,
             Err(e) if e.code() == ErrorCode::NotFound => return Ok(None),
-            Err(e) => return Err(git_error(&e)),
+            Err(e) => return Err(git_error_at(&e, path, &entry_commit(commit))),
         };
-        let object = entry.to_object(&self.repo).map_err(|e| git_error(&e))?;
+        let object = entry
+            .to_object(&self.repo)
+            .map_err(|e| git_error_at(&e, path, &entry_commit(commit)))?;
         Ok(object.as_blob().map(|b| b.content().to_vec()))
     }
 
@@ -265,7 +282,10 @@ impl Repo {
         let Some(entry) = index.get_path(Path::new(path), 0) else {
             return Ok(None);
         };
-        let blob = self.repo.find_blob(entry.id).map_err(|e| git_error(&e))?;
+        let blob = self
+            .repo
+            .find_blob(entry.id)
+            .map_err(|e| git_error_at(&e, path, "the index"))?;
         Ok(Some(blob.content().to_vec()))
     }
 
