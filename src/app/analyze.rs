@@ -63,6 +63,18 @@ pub struct FileResult {
     pub warnings: Vec<String>,
 }
 
+impl FileResult {
+    /// The source file, or the metadata file when no source is known (metadata that does
+    /// not load).
+    fn label(&self) -> &str {
+        if self.source_file.is_empty() {
+            &self.metadata
+        } else {
+            &self.source_file
+        }
+    }
+}
+
 /// Milliseconds per phase.
 #[derive(Debug, Serialize, Default, Clone)]
 pub struct Timings {
@@ -113,8 +125,11 @@ enum Work {
 /// Runs `analyze`.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let started = Instant::now();
+    let mut invalid = Vec::new();
     let sources = if options.from_metadata {
-        sources_from_metadata(config)?
+        let (sources, unusable) = sources_from_metadata(config)?;
+        invalid = unusable;
+        sources
     } else {
         for f in &options.files {
             if !f.is_file() {
@@ -181,6 +196,25 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         results.push(result);
     }
     drop(lock);
+    // Metadata files that do not load name no source to analyze; each is an error of its
+    // own instead of being passed over in silence.
+    for (path, e) in invalid {
+        let meta_path = crate::index::walk::relative_to(&config.root, &path)
+            .unwrap_or_else(|| path.display().to_string());
+        let base = FileResult {
+            status: "success",
+            source_file: String::new(),
+            metadata: meta_path,
+            cached: false,
+            data: None,
+            skip_reason: None,
+            error: None,
+            error_code: None,
+            suggestion: None,
+            warnings: Vec::new(),
+        };
+        results.push(failed(base, &e));
+    }
     let timings = Timings {
         analyze_ms,
         metadata_ms: millis(phase),
@@ -230,7 +264,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     for r in results.iter().filter(|r| r.status == "error") {
         answer.stderr.push(format!(
             "rspec-scout: {}: {} ({})",
-            r.source_file,
+            r.label(),
             r.error.as_deref().unwrap_or("error"),
             r.error_code.unwrap_or("ERROR")
         ));
@@ -252,8 +286,12 @@ fn failed(base: FileResult, e: &Error) -> FileResult {
     }
 }
 
-/// Every source file named by a metadata file under the root.
-fn sources_from_metadata(config: &Config) -> Result<Vec<PathBuf>> {
+/// Metadata files that cannot be used, with why.
+type Unusable = Vec<(PathBuf, Error)>;
+
+/// Every source file named by a metadata file under the root (each once), and the
+/// metadata files that cannot be used.
+fn sources_from_metadata(config: &Config) -> Result<(Vec<PathBuf>, Unusable)> {
     let dir = config.metadata_dir(&config.root);
     let entries =
         std::fs::read_dir(&dir).map_err(|_| Error::MetadataNotFound { path: dir.clone() })?;
@@ -269,23 +307,44 @@ fn sources_from_metadata(config: &Config) -> Result<Vec<PathBuf>> {
         .collect();
     paths.sort();
     let mut sources = Vec::new();
+    let mut invalid = Vec::new();
     for path in paths {
-        // A file that does not load is reported by the analysis of its source, if any;
-        // here only the source path is needed.
-        let Ok(Some(map)) = metadata::load(&path) else {
-            continue;
+        let map = match metadata::load(&path) {
+            Ok(Some(map)) => map,
+            // Removed since the folder was listed.
+            Ok(None) => continue,
+            Err(e) => {
+                invalid.push((path, e));
+                continue;
+            }
         };
-        if let Some(source) = map.get("source_file").and_then(Value::as_str) {
-            sources.push(config.root.join(source));
+        match map.get("source_file") {
+            Some(Value::String(source)) if !source.is_empty() => {
+                sources.push(config.root.join(source));
+            }
+            Some(other) => invalid.push((
+                path.clone(),
+                Error::MetadataInvalid {
+                    path,
+                    reason: format!(
+                        "source_file must be a non-empty String (found {})",
+                        crate::yaml::to_string(other).trim_end()
+                    ),
+                },
+            )),
+            None => {}
         }
     }
-    if sources.is_empty() {
+    // Two metadata files naming one source (a copy, a renamed slug) analyze it once.
+    sources.sort();
+    sources.dedup();
+    if sources.is_empty() && invalid.is_empty() {
         return Err(Error::NothingToDo {
             message: "No metadata to analyze".to_string(),
             details: format!("no metadata file with a source_file in {}", dir.display()),
         });
     }
-    Ok(sources)
+    Ok((sources, invalid))
 }
 
 fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work {
@@ -512,7 +571,7 @@ fn text(results: &[FileResult]) -> String {
                 let _ = writeln!(
                     out,
                     "{}: error: {}",
-                    r.source_file,
+                    r.label(),
                     r.error.as_deref().unwrap_or("")
                 );
                 continue;
