@@ -27,7 +27,7 @@ pub mod setup;
 pub mod side_effects;
 pub mod types;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use crate::config::SideEffectRule;
@@ -169,14 +169,14 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
         || request.facts.path.contains("app/controllers/");
     let mut methods = Vec::new();
     let mut warnings = Vec::new();
+    let class = ClassMethods::new(request.facts, &request.class_name);
     for selected in &request.methods {
-        let found = request.facts.methods.iter().find(|m| {
-            m.owner == request.class_name
-                && m.name == selected.name
-                && !m.dynamic
-                && selected.kind.is_none_or(|k| k == m.kind)
+        let found = class.by_name.get(selected.name.as_str()).and_then(|list| {
+            list.iter()
+                .filter_map(|&i| request.facts.methods.get(i).map(|m| (i, m)))
+                .find(|(_, m)| selected.kind.is_none_or(|k| k == m.kind))
         });
-        let Some(method) = found else {
+        let Some((index, method)) = found else {
             warnings.push(format!(
                 "{}: no method `{}` in {}; it was not analyzed",
                 request.facts.path, selected.name, request.class_name
@@ -184,7 +184,12 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
             continue;
         };
         methods.push(analyze_method(
-            request, method, selected, &lookup, controller,
+            request,
+            (index, method),
+            selected,
+            &class,
+            &lookup,
+            controller,
         ));
     }
     let behaviors = bank(&methods);
@@ -196,29 +201,66 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
     }
 }
 
+/// The methods of the analyzed class, looked up once per file instead of once per method
+/// (a class with 10,000 methods made every method scan all of them several times).
+struct ClassMethods<'a> {
+    /// Non-dynamic methods of the class by name, in source order.
+    by_name: HashMap<&'a str, Vec<usize>>,
+    initialize: Option<&'a MethodFacts>,
+    private_instance: Vec<&'a MethodFacts>,
+    private_singleton: Vec<&'a MethodFacts>,
+}
+
+impl<'a> ClassMethods<'a> {
+    fn new(facts: &'a FileFacts, class: &str) -> Self {
+        let mut out = ClassMethods {
+            by_name: HashMap::new(),
+            initialize: None,
+            private_instance: Vec::new(),
+            private_singleton: Vec::new(),
+        };
+        for (i, m) in facts.methods.iter().enumerate() {
+            if m.owner != class {
+                continue;
+            }
+            if out.initialize.is_none() && m.name == "initialize" && m.kind == MethodKind::Instance
+            {
+                out.initialize = Some(m);
+            }
+            if m.dynamic {
+                continue;
+            }
+            out.by_name.entry(m.name.as_str()).or_default().push(i);
+            if m.visibility != Visibility::Public {
+                match m.kind {
+                    MethodKind::Instance => out.private_instance.push(m),
+                    MethodKind::Singleton => out.private_singleton.push(m),
+                }
+            }
+        }
+        out
+    }
+
+    fn privates(&self, kind: MethodKind) -> Vec<&'a MethodFacts> {
+        match kind {
+            MethodKind::Instance => self.private_instance.clone(),
+            MethodKind::Singleton => self.private_singleton.clone(),
+        }
+    }
+}
+
 fn analyze_method(
     request: &Request<'_>,
-    method: &MethodFacts,
+    (index, method): (usize, &MethodFacts),
     selected: &Selected,
+    class_methods: &ClassMethods<'_>,
     lookup: &Lookup,
     controller: bool,
 ) -> MethodAnalysis {
     let facts = request.facts;
     let class = request.class_name.as_str();
-    let initialize = facts
-        .methods
-        .iter()
-        .find(|m| m.owner == class && m.name == "initialize" && m.kind == MethodKind::Instance);
-    let privates: Vec<&MethodFacts> = facts
-        .methods
-        .iter()
-        .filter(|m| {
-            m.owner == class
-                && m.kind == method.kind
-                && m.visibility != Visibility::Public
-                && !m.dynamic
-        })
-        .collect();
+    let initialize = class_methods.initialize;
+    let privates = class_methods.privates(method.kind);
     let cx = MethodCx {
         facts,
         method,
@@ -279,14 +321,7 @@ fn analyze_method(
     walker.clear_intermediate_behaviors();
 
     // Side effects: the method and the private methods it absorbs.
-    let absorbed = crate::discover::deps::absorbed(
-        &facts.methods,
-        facts
-            .methods
-            .iter()
-            .position(|m| std::ptr::eq(m, method))
-            .unwrap_or(0),
-    );
+    let absorbed = crate::discover::deps::absorbed(&facts.methods, index);
     let mut bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
     for i in &absorbed {
         if let Some(body) = facts.methods.get(*i).and_then(|m| m.body.as_deref()) {

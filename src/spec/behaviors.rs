@@ -11,6 +11,9 @@ use super::ruby;
 #[derive(Debug, Clone, Default)]
 pub struct BehaviorBank {
     entries: Vec<(Value, Mapping)>,
+    /// Id → index of its last entry: one lookup per leaf instead of a scan of the bank
+    /// (quadratic on a class with thousands of behaviors).
+    by_id: std::collections::HashMap<Value, usize>,
 }
 
 /// A resolved, enabled behavior.
@@ -25,15 +28,16 @@ pub struct Resolved {
 impl BehaviorBank {
     /// A bank over `behaviors[]` entries (`(id, entry)` pairs in file order).
     pub fn new(entries: Vec<(Value, Mapping)>) -> Self {
-        BehaviorBank { entries }
+        let mut by_id = std::collections::HashMap::with_capacity(entries.len());
+        for (i, (key, _)) in entries.iter().enumerate() {
+            by_id.insert(key.clone(), i);
+        }
+        BehaviorBank { entries, by_id }
     }
 
     fn get(&self, id: &Value) -> Option<&Mapping> {
-        self.entries
-            .iter()
-            .rev()
-            .find(|(key, _)| key == id)
-            .map(|(_, entry)| entry)
+        let i = *self.by_id.get(id)?;
+        self.entries.get(i).map(|(_, entry)| entry)
     }
 
     /// Resolves a leaf value's `behavior_id`: `Ok(None)` when the behavior is disabled.
