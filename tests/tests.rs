@@ -12,6 +12,7 @@ mod util;
 mod analyze;
 mod discover;
 mod outline;
+mod robustness;
 mod skeleton;
 mod status;
 mod strip_markers;
