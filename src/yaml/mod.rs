@@ -271,10 +271,8 @@ mod tests {
     fn colon_question_mark_is_quoted_in_flow_lists() {
         // Found by the metadata_yaml fuzzer: `[h;c:? ? us]` does not load (libyaml reads
         // `:?` in a flow list as an unexpected `:`).
-        let v = load(b"! A\n ? ? - h;c:? ? us\n", "t").map_or_else(
-            |_| Value::Sequence(vec![Value::String("h;c:? ? us".into())]),
-            |v| v,
-        );
+        let v = load(b"! A\n ? ? - h;c:? ? us\n", "t")
+            .unwrap_or_else(|_| Value::Sequence(vec![Value::String("h;c:? ? us".into())]));
         let written = to_string(&v);
         assert_eq!(round_trip(&v), v, "{written}");
         let list = Value::Sequence(vec![
