@@ -11,45 +11,66 @@ use crate::naming::camelize;
 
 /// The private and protected methods of the same owner and kind that method `index` calls
 /// with an implicit receiver or `self.`, transitively, in call order (first found first).
+/// For many methods of one file, build an [`Absorber`] once instead.
 pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
-    let Some(root) = methods.get(index) else {
-        return Vec::new();
-    };
-    let candidates: Vec<usize> = methods
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| {
-            *i != index
-                && m.owner == root.owner
-                && m.kind == root.kind
-                && m.visibility != Visibility::Public
-                && !m.dynamic
-        })
-        .map(|(i, _)| i)
-        .collect();
-    if candidates.is_empty() {
-        return Vec::new();
+    Absorber::new(methods).absorbed(index)
+}
+
+/// [`absorbed`] for every method of a file: the non-public methods are indexed by owner,
+/// kind and name once, so a class with thousands of methods is not scanned per method.
+#[derive(Debug)]
+pub struct Absorber<'a> {
+    methods: &'a [MethodFacts],
+    /// Non-public, static methods by (owner, kind, name), in file order.
+    callees: std::collections::HashMap<(&'a str, MethodKind, &'a str), Vec<usize>>,
+}
+
+impl<'a> Absorber<'a> {
+    /// Indexes the non-public methods of `methods`.
+    pub fn new(methods: &'a [MethodFacts]) -> Self {
+        let mut callees: std::collections::HashMap<_, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, m) in methods.iter().enumerate() {
+            if m.visibility != Visibility::Public && !m.dynamic {
+                callees
+                    .entry((m.owner.as_str(), m.kind, m.name.as_str()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        Absorber { methods, callees }
     }
-    let mut seen: Vec<usize> = Vec::new();
-    let mut queue: Vec<usize> = vec![index];
-    while let Some(current) = queue.pop() {
-        let Some(caller) = methods.get(current) else {
-            continue;
+
+    /// What method `index` absorbs, as [`absorbed`] says.
+    pub fn absorbed(&self, index: usize) -> Vec<usize> {
+        let Some(root) = self.methods.get(index) else {
+            return Vec::new();
         };
-        for name in caller.calls.iter() {
-            for &c in &candidates {
-                let Some(callee) = methods.get(c) else {
+        if self.callees.is_empty() {
+            return Vec::new();
+        }
+        let mut seen: Vec<usize> = Vec::new();
+        let mut seen_set: HashSet<usize> = HashSet::new();
+        let mut queue: Vec<usize> = vec![index];
+        while let Some(current) = queue.pop() {
+            let Some(caller) = self.methods.get(current) else {
+                continue;
+            };
+            for name in caller.calls.iter() {
+                let Some(found) = self.callees.get(&(root.owner.as_str(), root.kind, name)) else {
                     continue;
                 };
-                if callee.name == name && !seen.contains(&c) {
-                    seen.push(c);
-                    queue.push(c);
+                for &c in found {
+                    if c != index && seen_set.insert(c) {
+                        seen.push(c);
+                        queue.push(c);
+                    }
                 }
             }
         }
+        seen.sort_by_key(|&i| self.methods.get(i).map(|m| m.line_range.0).unwrap_or(0));
+        seen
     }
-    seen.sort_by_key(|&i| methods.get(i).map(|m| m.line_range.0).unwrap_or(0));
-    seen
 }
 
 /// The classes and modules defined in the files in scope, for constant resolution.

@@ -305,11 +305,12 @@ fn plan_file(
     let zone = zones::zone(facts.loc, facts.methods.len(), &settings.zones);
     let spec_path = naming::spec_path(&facts.path, settings.spec_policy);
     let mut items = Vec::new();
+    let absorber = deps::Absorber::new(&facts.methods);
     for (i, m) in facts.methods.iter().enumerate() {
         if !m.is_public_api() {
             continue;
         }
-        let absorbed = deps::absorbed(&facts.methods, i);
+        let absorbed = absorber.absorbed(i);
         let method_deps = deps::method_deps(facts, i, &absorbed, known);
         let mode = modes.get(i).copied().unwrap_or(MethodMode::New);
         let method_id = m.id();

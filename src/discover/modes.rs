@@ -64,11 +64,12 @@ pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<Method
         .collect();
     // A public method is as changed as the private methods it absorbs.
     let snapshot = modes.clone();
+    let absorber = super::deps::Absorber::new(&current.methods);
     for (i, m) in current.methods.iter().enumerate() {
         if !m.is_public_api() || snapshot.get(i) != Some(&MethodMode::Unchanged) {
             continue;
         }
-        let absorbed = super::deps::absorbed(&current.methods, i);
+        let absorbed = absorber.absorbed(i);
         if absorbed.iter().any(|&j| {
             snapshot
                 .get(j)
