@@ -265,6 +265,7 @@ fn plain_is_safe(s: &str) -> bool {
     }
     if s.chars().any(|c| {
         c.is_control()
+            || !printable(c)
             || matches!(
                 c,
                 ',' | '[' | ']' | '{' | '}' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
@@ -273,6 +274,13 @@ fn plain_is_safe(s: &str) -> bool {
         return false;
     }
     tokenize(s) == Scalar::Str
+}
+
+/// YAML's printable set (libyaml refuses anything else in a document, even quoted):
+/// tab, line breaks, U+0020-U+007E, U+0085, U+00A0-U+D7FF, U+E000-U+FFFD, U+10000 and up.
+fn printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}')
+        || c >= '\u{10000}'
 }
 
 fn double_quoted(s: &str) -> String {
@@ -289,7 +297,9 @@ fn double_quoted(s: &str) -> String {
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
             '\u{feff}' => out.push_str("\\uFEFF"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c.is_control() || !printable(c) => {
+                out.push_str(&format!("\\u{:04X}", c as u32));
+            }
             c => out.push(c),
         }
     }

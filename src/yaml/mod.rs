@@ -289,6 +289,31 @@ mod tests {
     }
 
     #[test]
+    fn characters_outside_yamls_printable_set_are_escaped() {
+        // Found by the metadata_yaml fuzzer: "bcf^\uffff..." was written with a raw U+FFFF,
+        // which libyaml refuses ("control characters are not allowed").
+        for s in [
+            "bcf^\u{ffff}fff",
+            "\u{fffe}",
+            "a\u{7f}b",
+            "\u{9f}",
+            "ok \u{fffd} \u{1f600}",
+        ] {
+            let v = Value::String(s.to_string());
+            let written = to_string(&v);
+            assert!(
+                !written.contains('\u{ffff}') && !written.contains('\u{fffe}'),
+                "{written:?}"
+            );
+            assert_eq!(round_trip(&v), v, "{s:?} became {written}");
+        }
+        assert_eq!(
+            to_string(&Value::String("ok \u{fffd} \u{1f600}".into())),
+            "ok \u{fffd} \u{1f600}\n"
+        );
+    }
+
+    #[test]
     fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
         let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
         assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
