@@ -8,6 +8,8 @@
 )]
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rspec_scout::config::ScopeRules;
 use rspec_scout::index::walk::{self, Scope, SourceFile};
@@ -71,4 +73,48 @@ pub fn real_root() -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// Per-iteration times recorded alongside criterion's own statistics, so a bench can print
+/// a ratio between two of its measurements (criterion keeps its estimates to itself).
+#[derive(Clone, Default)]
+pub struct Recorder(Arc<Mutex<Vec<Duration>>>);
+
+impl Recorder {
+    /// Times `iters` runs of `f` (for `Bencher::iter_custom`), recording the mean.
+    pub fn time<T>(&self, iters: u64, mut f: impl FnMut() -> T) -> Duration {
+        let start = Instant::now();
+        for _ in 0..iters {
+            std::hint::black_box(f());
+        }
+        let elapsed = start.elapsed();
+        if iters > 0 {
+            self.0
+                .lock()
+                .unwrap()
+                .push(elapsed / u32::try_from(iters).unwrap_or(u32::MAX));
+        }
+        elapsed
+    }
+
+    /// The median of the recorded times (warm-up runs included; the median ignores them).
+    pub fn median(&self) -> Duration {
+        let mut times = self.0.lock().unwrap().clone();
+        times.sort();
+        times.get(times.len() / 2).copied().unwrap_or_default()
+    }
+}
+
+/// Bytes this process has read through `read(2)` so far (Linux `/proc/self/io` `rchar`,
+/// page cache included), or `None` elsewhere.
+pub fn bytes_read() -> Option<u64> {
+    let io = std::fs::read_to_string("/proc/self/io").ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Milliseconds with one decimal, for the printed summaries.
+pub fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
