@@ -222,12 +222,12 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
             cycle.join(" ↔ ")
         ));
     }
+    // Files are numbered in path order (sorted above), so the file number orders by path
+    // without comparing the paths' text.
     items.sort_by(|a, b| {
-        let path_a = files.get(a.file).map(FilePlan::path);
-        let path_b = files.get(b.file).map(FilePlan::path);
-        (a.wave, path_a, a.line_range.0, &a.method_id).cmp(&(
+        (a.wave, a.file, a.line_range.0, &a.method_id).cmp(&(
             b.wave,
-            path_b,
+            b.file,
             b.line_range.0,
             &b.method_id,
         ))

@@ -244,6 +244,19 @@ pub fn push_string_text(out: &mut String, s: &str) {
 }
 
 fn plain_is_safe(s: &str) -> bool {
+    // The usual text of an answer (class names, method ids, paths): a letter, then letters,
+    // digits and `_:#/.`, longer than any YAML keyword, not ending in `:`. One pass over
+    // the bytes; it reads back as this string by the rules below.
+    let bytes = s.as_bytes();
+    if bytes.len() > 5
+        && bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.last() != Some(&b':')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'#' | b'/' | b'.'))
+    {
+        return true;
+    }
     let Some(first) = s.chars().next() else {
         return false;
     };
