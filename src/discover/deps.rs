@@ -187,7 +187,7 @@ impl Known {
 /// FxHash (rustc's hasher): constant resolution hashes short names millions of times on a
 /// large codebase, where SipHash's DoS resistance buys nothing (the input is the code).
 #[derive(Debug, Default, Clone, Copy)]
-struct FxBuild;
+pub(crate) struct FxBuild;
 
 impl std::hash::BuildHasher for FxBuild {
     type Hasher = FxHasher;
@@ -196,7 +196,7 @@ impl std::hash::BuildHasher for FxBuild {
     }
 }
 
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
 
 impl FxHasher {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;

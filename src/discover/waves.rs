@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use super::deps::FxBuild;
+
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -35,9 +37,10 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     let mut graph: DiGraph<String, ()> = DiGraph::new();
     // Looked up for every dependency of every item: a hash map, not a tree of string
     // comparisons. Node numbers come from the sorted names, so the result is the same.
-    let mut index: HashMap<&str, NodeIndex> = HashMap::new();
+    let mut index: HashMap<&str, NodeIndex, FxBuild> = HashMap::default();
     // Classes in sorted order so node numbering does not depend on input order.
-    let mut unique: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut unique: std::collections::HashSet<&str, FxBuild> =
+        std::collections::HashSet::default();
     for i in items {
         unique.insert(i.class.as_ref());
         unique.extend(i.deps.iter().map(AsRef::as_ref));
