@@ -1,0 +1,205 @@
+//! `discover` end to end through the library (`app::discover::run`, then the answer rendered
+//! as YAML, as the binary prints it; no metadata written):
+//!
+//! - `--all` on generated repositories of 10k and 50k files, on 1 and 2 threads, next to
+//!   prism alone reading and parsing the same files on the same threads (a rayon pool, as
+//!   discover uses). The ratio discover / prism is printed after the group (target: at most
+//!   1.25x), with the gain of the second thread (target: at least 1.7x) and the time per
+//!   file at each size (linear growth).
+//! - branch mode with 20 changed files (16 edited, 4 added) in repositories of 5k and 50k
+//!   files (target: under 300 ms at 50k). The bytes read by the run are printed: branch mode
+//!   must not read unchanged files.
+//! - the real codebase named by `RSPEC_SCOUT_BENCH_ROOT`, when set.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stderr,
+    missing_docs
+)]
+
+mod common;
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use rayon::prelude::*;
+use rspec_scout::app::discover::{self, Options};
+use rspec_scout::config::Config;
+use rspec_scout::index::{self, SourceFile};
+use rspec_scout::report::{Format, Progress};
+
+use common::{ms, Recorder};
+
+fn config(root: &Path, threads: usize) -> Config {
+    let mut config = Config::load(root.to_path_buf(), None).expect("config");
+    config.threads = threads;
+    config
+}
+
+/// Counts the bytes written to it.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One discovery, its answer written as YAML as the binary prints it (to a byte counter:
+/// the 50k-file answer is hundreds of MB); returns the answer's size.
+fn discover_once(config: &Config, all: bool) -> usize {
+    let answer = discover::run(config, &options(all)).expect("discover");
+    let mut out = Count(0);
+    answer.write(Format::Yaml, &mut out).expect("write");
+    out.0
+}
+
+fn options(all: bool) -> Options {
+    Options {
+        all,
+        no_metadata: true,
+        progress: Progress::Never,
+        ..Options::default()
+    }
+}
+
+/// How many files a discovery planned (`summary.total_files` of its answer).
+fn files_planned(config: &Config, all: bool) -> u64 {
+    let answer = discover::run(config, &options(all)).expect("discover");
+    let value: serde_yaml::Value =
+        serde_yaml::from_str(&answer.render(Format::Yaml)).expect("yaml answer");
+    value
+        .get("summary")
+        .and_then(|s| s.get("total_files"))
+        .and_then(serde_yaml::Value::as_u64)
+        .unwrap_or(0)
+}
+
+/// Prism alone on the same files: read each file and parse it, on `threads` workers.
+fn prism_alone(files: &[SourceFile], threads: usize) -> usize {
+    index::in_pool(threads, || {
+        files
+            .par_iter()
+            .map(|f| {
+                let bytes = std::fs::read(&f.path).expect("read");
+                let result = ruby_prism::parse(&bytes);
+                black_box(result.node());
+                bytes.len()
+            })
+            .sum()
+    })
+}
+
+fn targets(sizes: &[usize]) -> Vec<(String, PathBuf)> {
+    let mut targets: Vec<(String, PathBuf)> = sizes
+        .iter()
+        .map(|&n| (format!("synthetic-{n}"), common::synthetic_repo(n, 16, 4)))
+        .collect();
+    if let Some(real) = common::real_root() {
+        targets.push(("real".to_string(), real));
+    }
+    targets
+}
+
+fn bench_all(c: &mut Criterion) {
+    let mut group = c.benchmark_group("discover-all");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10))
+        .warm_up_time(Duration::from_secs(1));
+    let mut per_file: Vec<(String, usize, Duration)> = Vec::new();
+    let mut summary: Vec<String> = Vec::new();
+    for (name, root) in targets(&[10_000, 50_000]) {
+        let (files, bytes) = common::files_of(&root);
+        group.throughput(Throughput::Bytes(bytes));
+        let mut medians = Vec::new();
+        for threads in [1usize, 2] {
+            let config = config(&root, threads);
+            let ours = Recorder::default();
+            group.bench_function(BenchmarkId::new(format!("{name}/threads"), threads), |b| {
+                b.iter_custom(|iters| ours.time(iters, || discover_once(&config, true)));
+            });
+            let prism = Recorder::default();
+            group.bench_function(
+                BenchmarkId::new(format!("{name}/prism-read-parse/threads"), threads),
+                |b| b.iter_custom(|iters| prism.time(iters, || prism_alone(&files, threads))),
+            );
+            let (d, p) = (ours.median(), prism.median());
+            summary.push(format!(
+                "discover --all {name} ({} files, {:.1} MiB), {threads} thread(s): discover {} / prism {} = {:.2}x (target <= 1.25x)",
+                files.len(),
+                bytes as f64 / (1024.0 * 1024.0),
+                ms(d),
+                ms(p),
+                d.as_secs_f64() / p.as_secs_f64()
+            ));
+            medians.push(d);
+        }
+        if let [one, two] = medians[..] {
+            summary.push(format!(
+                "discover --all {name}: 2 threads are {:.2}x 1 thread (target >= 1.7x)",
+                one.as_secs_f64() / two.as_secs_f64()
+            ));
+            per_file.push((name.clone(), files.len(), two));
+        }
+    }
+    group.finish();
+    for (name, n, d) in &per_file {
+        summary.push(format!(
+            "discover --all {name}: {:.1} us per file on 2 threads",
+            d.as_secs_f64() * 1e6 / *n as f64
+        ));
+    }
+    for line in summary {
+        eprintln!("{line}");
+    }
+}
+
+fn bench_branch(c: &mut Criterion) {
+    let mut group = c.benchmark_group("discover-branch");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    let mut summary = Vec::new();
+    for (name, root) in targets(&[5_000, 50_000]) {
+        let config = config(&root, 0);
+        // One run outside the measurement: what it planned and what it read.
+        let before = common::bytes_read();
+        let Ok(planned) = std::panic::catch_unwind(|| files_planned(&config, false)) else {
+            eprintln!("discover (branch mode) {name}: failed; not benched");
+            continue;
+        };
+        let read = common::bytes_read()
+            .zip(before)
+            .map(|(after, before)| after - before);
+        let (_, corpus_bytes) = common::files_of(&root);
+        let ours = Recorder::default();
+        group.bench_function(BenchmarkId::new(name.clone(), "branch"), |b| {
+            b.iter_custom(|iters| ours.time(iters, || discover_once(&config, false)));
+        });
+        summary.push(format!(
+            "discover (branch mode) {name}: {} ({} files planned; read {} KiB of a {} KiB tree) (target < 300 ms at 50k)",
+            ms(ours.median()),
+            planned,
+            read.map_or_else(|| "?".to_string(), |r| (r / 1024).to_string()),
+            corpus_bytes / 1024
+        ));
+    }
+    group.finish();
+    for line in summary {
+        eprintln!("{line}");
+    }
+}
+
+criterion_group!(benches, bench_all, bench_branch);
+criterion_main!(benches);
