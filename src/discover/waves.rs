@@ -39,8 +39,7 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     // comparisons. Node numbers come from the sorted names, so the result is the same.
     let mut index: HashMap<&str, NodeIndex, FxBuild> = HashMap::default();
     // Classes in sorted order so node numbering does not depend on input order.
-    let mut unique: std::collections::HashSet<&str, FxBuild> =
-        std::collections::HashSet::default();
+    let mut unique: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
     for i in items {
         unique.insert(i.class.as_ref());
         unique.extend(i.deps.iter().map(AsRef::as_ref));
