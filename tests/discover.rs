@@ -135,6 +135,38 @@ fn output_is_byte_identical_across_runs() {
 }
 
 #[test]
+fn a_large_answer_is_the_same_bytes_on_one_thread_and_on_four() {
+    // Past a few hundred items the YAML answer's long lists are rendered in parallel
+    // chunks; their order and bytes must not depend on the threads.
+    let p = Project::new();
+    let files = rspec_scout::synth::generate(&rspec_scout::synth::Spec::new(120));
+    rspec_scout::synth::write(p.root(), &files).unwrap();
+    let run = |threads: &str| {
+        p.run(&[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--allow-red",
+            "--threads",
+            threads,
+        ])
+        .expect_code(0)
+    };
+    let one = run("1");
+    let items = one.yaml()["summary"]["total_methods"].as_u64().unwrap();
+    assert!(
+        items > 600,
+        "only {items} methods: the parallel path needs more"
+    );
+    let four = run("4");
+    assert_eq!(one.stdout, four.stdout);
+    let edges = one.yaml()["dependency_graph"]["edges"]
+        .as_sequence()
+        .map_or(0, Vec::len);
+    assert!(edges > 256, "only {edges} edges");
+}
+
+#[test]
 fn staged_mode_sees_only_the_index() {
     let p = app_on_feature_branch();
     p.edit(

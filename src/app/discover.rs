@@ -298,7 +298,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             config.zones.red_loc
         )
     });
-    let answer = build_answer(
+    let mut answer = build_answer(
         mode,
         base.as_ref(),
         plan,
@@ -310,6 +310,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         config.zones.red_loc,
         started,
     );
+    answer.threads = config.threads;
     let exit = if stopped { STOP_EXIT } else { 0 };
     let mut result = Answer::streamed(answer, exit);
     result.stderr.extend(stop_message);
@@ -666,6 +667,7 @@ fn build_answer(
         next_suggestions: next,
         timings: options.timings.then_some(timings),
         started,
+        threads: 0,
     }
 }
 

@@ -56,6 +56,8 @@ pub struct DiscoverAnswer {
     pub timings: Option<Timings>,
     /// When the run started.
     pub started: Instant,
+    /// Threads for rendering the long lists of the YAML answer (0: one per core).
+    pub threads: usize,
 }
 
 /// A stopped file.
@@ -499,6 +501,10 @@ impl DiscoverAnswer {
             }
         }
         y.strings(&mut top, "slugs", self.slugs.iter())?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .ok();
         if let Some(level) = y.seq(&mut top, "method_waves", plan.items.is_empty())? {
             for wave in waves_of(plan) {
                 let mut m = y.item(level);
@@ -507,15 +513,15 @@ impl DiscoverAnswer {
                 let Some(level) = y.seq(&mut m, "items", wave.items.items.is_empty())? else {
                     continue;
                 };
-                for item in wave.items.items {
-                    y.item_out(level, &item_out(plan, item))?;
-                }
+                y.write_each(pool.as_ref(), wave.items.items, |y, item| {
+                    y.item_out(level, &item_out(plan, item))
+                })?;
             }
         }
         if let Some(level) = y.seq(&mut top, "files", plan.files.is_empty())? {
-            for file in &plan.files {
-                y.file_out(level, &file_out(plan, file))?;
-            }
+            y.write_each(pool.as_ref(), &plan.files, |y, file| {
+                y.file_out(level, &file_out(plan, file))
+            })?;
         }
         let mut graph = y.map(&mut top, "dependency_graph")?;
         y.strings(
@@ -525,11 +531,14 @@ impl DiscoverAnswer {
         )?;
         let no_edges = plan.items.iter().all(|i| i.deps.is_empty());
         if let Some(level) = y.seq(&mut graph, "edges", no_edges)? {
-            for edge in edges_of(plan) {
-                let mut m = y.item(level);
-                y.str(&mut m, "from", edge.from)?;
-                y.str(&mut m, "to", edge.to)?;
-            }
+            y.write_each(pool.as_ref(), &plan.items, |y, item| {
+                for class in item.deps.keys() {
+                    let mut m = y.item(level);
+                    y.str(&mut m, "from", &item.method_id)?;
+                    y.str(&mut m, "to", class)?;
+                }
+                Ok(())
+            })?;
         }
         let mut summary = y.map(&mut top, "summary")?;
         let s = &self.summary;
@@ -873,6 +882,53 @@ impl YamlOut<'_> {
             crate::yaml::push_string_text(&mut self.buf, item.as_ref());
             self.buf.push('\n');
             self.maybe_flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes `render` of every element of `all`, in order. On a pool, chunks of elements
+    /// are rendered in parallel into their own buffers, a bounded batch at a time, and
+    /// written in order: the long lists of a large plan (hundreds of MB of YAML) use every
+    /// core and the output is the same bytes as a serial write.
+    fn write_each<T: Sync>(
+        &mut self,
+        pool: Option<&rayon::ThreadPool>,
+        all: &[T],
+        render: impl Fn(&mut YamlOut<'_>, &T) -> std::io::Result<()> + Sync,
+    ) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 256;
+        const BATCH: usize = 32;
+        let Some(pool) = pool.filter(|p| p.current_num_threads() > 1 && all.len() > CHUNK) else {
+            for x in all {
+                render(self, x)?;
+                self.maybe_flush()?;
+            }
+            return Ok(());
+        };
+        self.flush()?;
+        for batch in all.chunks(CHUNK * BATCH) {
+            let rendered: Vec<std::io::Result<Vec<u8>>> = pool.install(|| {
+                batch
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let mut bytes: Vec<u8> = Vec::new();
+                        let mut y = YamlOut {
+                            buf: String::with_capacity(Self::CHUNK + 4096),
+                            out: &mut bytes,
+                        };
+                        for x in chunk {
+                            render(&mut y, x)?;
+                            y.maybe_flush()?;
+                        }
+                        y.flush()?;
+                        Ok(bytes)
+                    })
+                    .collect()
+            });
+            for bytes in rendered {
+                self.out.write_all(&bytes?)?;
+            }
         }
         Ok(())
     }
