@@ -124,10 +124,47 @@ pub fn lock(path: &Path) -> Result<Lock> {
 }
 
 /// Writes `map` to `path` atomically: a temp file in the same folder, flushed to disk, then
-/// renamed over the target. A failure leaves the old file untouched.
+/// renamed over the target. A failure leaves the old file untouched. The text is loaded back
+/// before it is written: a file that would not load (a hand-edited shape the writer cannot
+/// express, e.g. hundreds of nested `? ` keys, past libyaml's limits) is refused and the
+/// old file kept.
 pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
-    let text = yaml::to_string(&Value::Mapping(map.clone()));
+    let value = Value::Mapping(map.clone());
+    let text = yaml::to_string(&value);
+    match yaml::load(text.as_bytes(), &path.display().to_string()) {
+        Ok(again) if again == value || !same_shape_needed(&value) => {}
+        Ok(_) => {
+            return Err(Error::WriteFailed {
+                path: path.to_path_buf(),
+                reason:
+                    "the YAML written would not read back as the same data; the old file is kept"
+                        .to_string(),
+            })
+        }
+        Err(e) => {
+            return Err(Error::WriteFailed {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "the YAML written would not load ({}); the old file is kept",
+                    e.message
+                ),
+            })
+        }
+    }
     write_text_atomic(path, text.as_bytes())
+}
+
+/// NaN never equals itself: data holding one is only checked for loading.
+fn same_shape_needed(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64().is_none_or(|f| !f.is_nan()),
+        Value::Sequence(s) => s.iter().all(same_shape_needed),
+        Value::Mapping(m) => m
+            .iter()
+            .all(|(k, v)| same_shape_needed(k) && same_shape_needed(v)),
+        Value::Tagged(t) => same_shape_needed(&t.value),
+        _ => true,
+    }
 }
 
 /// Writes bytes atomically (see [`write_atomic`]).
@@ -273,6 +310,43 @@ mod tests {
         assert!(is_completed(&map, "discovery_agent"));
         assert!(!is_completed(&map, "code_analyzer"));
         assert!(map["automation"].get("warnings").is_some());
+    }
+
+    #[test]
+    fn data_the_writer_cannot_express_is_refused_and_the_old_file_kept() {
+        // Found by the metadata_yaml fuzzer: hundreds of nested `? ` keys load, but the
+        // text written for them goes past libyaml's limits and does not load back.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yml");
+        std::fs::write(&path, "source_file: app/a.rb\n").unwrap();
+        let mut key = Value::Null;
+        for _ in 0..700 {
+            let mut m = Mapping::new();
+            m.insert(key, Value::Null);
+            key = Value::Mapping(m);
+        }
+        let mut map = Mapping::new();
+        map.insert(key, Value::Null);
+        let text = yaml::to_string(&Value::Mapping(map.clone()));
+        assert!(
+            yaml::load(text.as_bytes(), "t").is_err(),
+            "the shape now loads"
+        );
+        let err = write_atomic(&path, &map).unwrap_err();
+        assert_eq!(err.code(), "WRITE_FAILED");
+        assert!(err.to_string().contains("would not load"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "source_file: app/a.rb\n"
+        );
+        // NaN never equals itself, yet a file holding one is written.
+        let mut nan = Mapping::new();
+        set(&mut nan, "confidence", Value::from(f64::NAN));
+        write_atomic(&path, &nan).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "confidence: .nan\n"
+        );
     }
 
     #[test]
