@@ -8,6 +8,9 @@ use serde_yaml::{Mapping, Value};
 use super::scalar::{tokenize, Scalar};
 use super::{as_symbol, SYMBOL_TAG};
 
+/// Longest key written in the plain `key: value` form.
+const SIMPLE_KEY_MAX: usize = 1000;
+
 /// Longest flow-style list written on one line.
 pub(crate) const FLOW_WIDTH: usize = 80;
 
@@ -42,7 +45,9 @@ fn write_mapping(out: &mut String, map: &Mapping, level: usize) {
 /// collection (legal YAML, and what a hand-edited `? ` key loads as) is written in the
 /// explicit form, `? key` then `: value`, which Psych reads back to the same key.
 fn write_pair(out: &mut String, key: &Value, value: &Value, level: usize) {
-    match inline(key) {
+    // libyaml only finds a plain `key:` within 1024 characters of the key's start; a longer
+    // key goes in the explicit form too (as Psych writes it).
+    match inline(key).filter(|text| text.len() <= SIMPLE_KEY_MAX) {
         Some(text) => out.push_str(&text),
         None => {
             out.push('?');

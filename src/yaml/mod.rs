@@ -314,6 +314,25 @@ mod tests {
     }
 
     #[test]
+    fn keys_over_a_thousand_characters_use_the_explicit_form() {
+        // libyaml does not find a simple key's `:` past 1024 characters; Psych writes such a
+        // key as `? key`.
+        let long = "x".repeat(1100);
+        let mut map = Mapping::new();
+        map.insert(Value::String(long.clone()), Value::from(1));
+        map.insert(Value::String("short".into()), Value::from(2));
+        let v = Value::Mapping(map);
+        let written = to_string(&v);
+        assert!(
+            written.starts_with(&format!("? {long}\n: 1\n")),
+            "{written}"
+        );
+        assert_eq!(round_trip(&v), v);
+        let psych = load(format!("? {long}\n: 1\n").as_bytes(), "t").expect("loads");
+        assert_eq!(psych.get(long.as_str()), Some(&Value::from(1)));
+    }
+
+    #[test]
     fn aliases_dates_and_ruby_objects_are_refused_like_psych() {
         let err = load(b"a: &x 1\nb: *x\n", "m.yml").expect_err("alias");
         assert_eq!(err.to_string(), "Psych::BadAlias: Unknown alias: x");
