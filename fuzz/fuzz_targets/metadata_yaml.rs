@@ -16,6 +16,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = yaml::to_string(&value);
+    // Deeply nested collection keys and lines past 1024 columns go beyond libyaml's limits
+    // (a simple key must be found within 1024 characters); the product refuses such a
+    // write (metadata::write_atomic loads its text back first and keeps the old file), so
+    // only data within those limits must round-trip here.
+    if depth(&value) > 100 || text.lines().any(|l| l.len() > 1000) {
+        return;
+    }
     match yaml::load(text.as_bytes(), "round-trip.yml") {
         Ok(again) => assert!(
             same(&value, &again),
@@ -52,6 +59,22 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// How deeply collections nest (keys included).
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Sequence(s) => 1 + s.iter().map(depth).max().unwrap_or(0),
+        Value::Mapping(m) => {
+            1 + m
+                .iter()
+                .map(|(k, v)| depth(k).max(depth(v)))
+                .max()
+                .unwrap_or(0)
+        }
+        Value::Tagged(t) => 1 + depth(&t.value),
+        _ => 0,
+    }
+}
 
 /// Equality where NaN equals NaN (a `.nan` must round-trip as `.nan`).
 fn same(a: &Value, b: &Value) -> bool {
