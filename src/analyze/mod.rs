@@ -209,6 +209,8 @@ struct ClassMethods<'a> {
     initialize: Option<&'a MethodFacts>,
     private_instance: Vec<&'a MethodFacts>,
     private_singleton: Vec<&'a MethodFacts>,
+    /// The private methods each method absorbs, indexed once for the file.
+    absorber: crate::discover::deps::Absorber<'a>,
 }
 
 impl<'a> ClassMethods<'a> {
@@ -218,6 +220,7 @@ impl<'a> ClassMethods<'a> {
             initialize: None,
             private_instance: Vec::new(),
             private_singleton: Vec::new(),
+            absorber: crate::discover::deps::Absorber::new(&facts.methods),
         };
         for (i, m) in facts.methods.iter().enumerate() {
             if m.owner != class {
@@ -321,7 +324,7 @@ fn analyze_method(
     walker.clear_intermediate_behaviors();
 
     // Side effects: the method and the private methods it absorbs.
-    let absorbed = crate::discover::deps::absorbed(&facts.methods, index);
+    let absorbed = class_methods.absorber.absorbed(index);
     let mut bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
     for i in &absorbed {
         if let Some(body) = facts.methods.get(*i).and_then(|m| m.body.as_deref()) {
