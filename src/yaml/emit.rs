@@ -109,22 +109,8 @@ fn write_node_after_indicator(out: &mut String, node: &Value, level: usize) {
                 write_pair(out, key, value, level + 2);
             }
         }
-        Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
-            Some(flow) => {
-                out.push(' ');
-                out.push_str(&flow);
-                out.push('\n');
-            }
-            None => {
-                out.push('\n');
-                write_sequence(out, s, level + 2);
-            }
-        },
-        other => {
-            out.push(' ');
-            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
-            out.push('\n');
-        }
+        // A sequence or a scalar goes as it goes after a key.
+        other => write_value_after_key(out, other, level),
     }
 }
 
