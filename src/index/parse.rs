@@ -33,6 +33,12 @@ pub struct ExtractOptions {
     pub bodies: bool,
 }
 
+/// Records that extraction stopped at one of its limits (line 1: the file as a whole).
+fn limit_reached(facts: &mut FileFacts, message: String) {
+    facts.diagnostics.push(Diagnostic { line: 1, message });
+    facts.diagnostic_count += 1;
+}
+
 /// Parses `source` and extracts its facts. `path` is only recorded, never opened.
 pub fn extract(path: &str, source: &[u8]) -> FileFacts {
     extract_with(path, source, &ExtractOptions::default())
@@ -96,22 +102,16 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
         ex.statements(&program.statements().as_node(), &mut ctx);
     }
     if ex.namespaces_truncated {
-        facts.diagnostics.push(Diagnostic {
-            line: 1,
-            message: format!(
-                "classes and modules nested deeper than {MAX_NAMESPACE_DEPTH} levels; the deeper ones were not indexed"
-            ),
-        });
-        facts.diagnostic_count += 1;
+        limit_reached(
+            &mut facts,
+            format!("classes and modules nested deeper than {MAX_NAMESPACE_DEPTH} levels; the deeper ones were not indexed"),
+        );
     }
     if ex.truncated {
-        facts.diagnostics.push(Diagnostic {
-            line: 1,
-            message: format!(
-                "syntax nested deeper than {MAX_TREE_DEPTH} levels; code below that depth was not indexed"
-            ),
-        });
-        facts.diagnostic_count += 1;
+        limit_reached(
+            &mut facts,
+            format!("syntax nested deeper than {MAX_TREE_DEPTH} levels; code below that depth was not indexed"),
+        );
     }
     // Kept for the whole run (hundreds of thousands of methods on a large codebase): no
     // spare capacity left from growing the lists.
