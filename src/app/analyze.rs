@@ -64,6 +64,23 @@ pub struct FileResult {
 }
 
 impl FileResult {
+    /// A success for `source_file` (empty when no source is known) and its metadata file,
+    /// with nothing else set yet.
+    fn new(source_file: String, metadata: String) -> Self {
+        FileResult {
+            status: "success",
+            source_file,
+            metadata,
+            cached: false,
+            data: None,
+            skip_reason: None,
+            error: None,
+            error_code: None,
+            suggestion: None,
+            warnings: Vec::new(),
+        }
+    }
+
     /// The source file, or the metadata file when no source is known (metadata that does
     /// not load).
     fn label(&self) -> &str {
@@ -157,18 +174,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         let rel = loc.source_rel.clone();
         let meta_path = crate::index::walk::relative_to(&loc.project_root, &loc.path)
             .unwrap_or_else(|| loc.path.display().to_string());
-        let base = FileResult {
-            status: "success",
-            source_file: rel,
-            metadata: meta_path,
-            cached: false,
-            data: None,
-            skip_reason: None,
-            error: None,
-            error_code: None,
-            suggestion: None,
-            warnings: Vec::new(),
-        };
+        let base = FileResult::new(rel, meta_path);
         let result = match item {
             Work::Cached(data) => FileResult {
                 cached: true,
@@ -201,19 +207,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     for (path, e) in invalid {
         let meta_path = crate::index::walk::relative_to(&config.root, &path)
             .unwrap_or_else(|| path.display().to_string());
-        let base = FileResult {
-            status: "success",
-            source_file: String::new(),
-            metadata: meta_path,
-            cached: false,
-            data: None,
-            skip_reason: None,
-            error: None,
-            error_code: None,
-            suggestion: None,
-            warnings: Vec::new(),
-        };
-        results.push(failed(base, &e));
+        results.push(failed(FileResult::new(String::new(), meta_path), &e));
     }
     let timings = Timings {
         analyze_ms,
