@@ -44,6 +44,18 @@ fn skipped_reason(answer: &serde_yaml::Value, path: &str) -> String {
         .to_string()
 }
 
+/// Checks an `analyze` error answer: `UNREADABLE`, naming `path`; returns its suggestion.
+fn unreadable_suggestion<'a>(answer: &'a serde_yaml::Value, path: &str) -> &'a str {
+    assert_eq!(
+        answer["error_code"].as_str(),
+        Some("UNREADABLE"),
+        "{answer:?}"
+    );
+    let error = answer["error"].as_str().unwrap_or_default();
+    assert!(error.contains(path), "{error}");
+    answer["suggestion"].as_str().unwrap_or_default()
+}
+
 fn warnings(answer: &serde_yaml::Value) -> Vec<String> {
     answer["warnings"]
         .as_sequence()
@@ -209,12 +221,7 @@ fn a_nul_byte_inside_ruby_is_treated_as_binary_and_named() {
         .run(&["analyze", "app/models/nul.rb"])
         .expect_code(1)
         .yaml();
-    assert_eq!(answer["error_code"].as_str(), Some("UNREADABLE"));
-    assert!(answer["error"]
-        .as_str()
-        .unwrap()
-        .contains("app/models/nul.rb"));
-    assert!(answer["suggestion"].as_str().unwrap().contains("exclude:"));
+    assert!(unreadable_suggestion(&answer, "app/models/nul.rb").contains("exclude:"));
 }
 
 #[test]
@@ -342,14 +349,9 @@ fn a_50_mb_file_is_refused_by_size_with_the_fix_or_parsed_when_allowed() {
         .run(&["analyze", "app/models/big.rb"])
         .expect_code(1)
         .yaml();
-    assert_eq!(answer["error_code"].as_str(), Some("UNREADABLE"));
-    assert!(answer["error"]
-        .as_str()
-        .unwrap()
-        .contains("app/models/big.rb"));
     assert_eq!(
-        answer["suggestion"].as_str(),
-        Some("raise max_file_size in .rspec-scout.yml, or add the file to `exclude:`")
+        unreadable_suggestion(&answer, "app/models/big.rb"),
+        "raise max_file_size in .rspec-scout.yml, or add the file to `exclude:`"
     );
     p.write(".rspec-scout.yml", "max_file_size: 64MB\n");
     let answer = p
@@ -739,14 +741,9 @@ fn unreadable_files_and_folders_are_reported_and_the_run_goes_on() {
     );
     assert_eq!(answer["files"][0]["path"].as_str(), Some("app/models/a.rb"));
     let answer = analyze.expect_code(1).yaml();
-    assert_eq!(answer["error_code"].as_str(), Some("UNREADABLE"));
-    assert!(answer["error"]
-        .as_str()
-        .unwrap()
-        .contains("app/models/locked.rb"));
     assert_eq!(
-        answer["suggestion"].as_str(),
-        Some("check the file's permissions")
+        unreadable_suggestion(&answer, "app/models/locked.rb"),
+        "check the file's permissions"
     );
 }
 
