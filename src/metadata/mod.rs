@@ -131,6 +131,12 @@ pub fn lock(path: &Path) -> Result<Lock> {
 pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
     let value = Value::Mapping(map.clone());
     let text = yaml::to_string(&value);
+    // Within libyaml's limits the writer's round trip is exact (fuzzed by
+    // fuzz/metadata_yaml); only text past them is loaded back, so the usual write does not
+    // pay for a parse.
+    if !past_libyaml_limits(&value, &text) {
+        return write_text_atomic(path, text.as_bytes());
+    }
     match yaml::load(text.as_bytes(), &path.display().to_string()) {
         Ok(again) if again == value || !same_shape_needed(&value) => {}
         Ok(_) => {
@@ -152,6 +158,25 @@ pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
         }
     }
     write_text_atomic(path, text.as_bytes())
+}
+
+/// Collections nested over 100 deep or a written line over 1,000 columns: where libyaml's
+/// limits (simple keys within 1024 characters, nesting) can make written text unreadable.
+fn past_libyaml_limits(value: &Value, text: &str) -> bool {
+    fn deeper_than(v: &Value, limit: usize) -> bool {
+        if limit == 0 {
+            return true;
+        }
+        match v {
+            Value::Sequence(s) => s.iter().any(|x| deeper_than(x, limit - 1)),
+            Value::Mapping(m) => m
+                .iter()
+                .any(|(k, x)| deeper_than(k, limit - 1) || deeper_than(x, limit - 1)),
+            Value::Tagged(t) => deeper_than(&t.value, limit - 1),
+            _ => false,
+        }
+    }
+    deeper_than(value, 100) || text.lines().any(|l| l.len() > 1000)
 }
 
 /// NaN never equals itself: data holding one is only checked for loading.
