@@ -167,6 +167,29 @@ fn a_large_answer_is_the_same_bytes_on_one_thread_and_on_four() {
 }
 
 #[test]
+fn yaml_and_json_answers_hold_the_same_data() {
+    // The YAML answer has its own streaming writer and the JSON one goes through serde:
+    // both must say the same thing, in branch mode and with --all on the fixture app.
+    let p = app_on_feature_branch();
+    feature_work(&p);
+    for args in [
+        &["discover", "--no-metadata"][..],
+        &["discover", "--all", "--no-metadata"][..],
+    ] {
+        let yaml = p.run(args).expect_code(0).yaml();
+        let mut with_json = args.to_vec();
+        with_json.extend(["--format", "json"]);
+        let json: serde_json::Value =
+            serde_json::from_str(&p.run(&with_json).expect_code(0).stdout).unwrap();
+        let yaml_as_json: serde_json::Value = serde_json::to_value(&yaml).unwrap();
+        assert_eq!(yaml_as_json, json, "{args:?}");
+        assert!(json["method_waves"]
+            .as_array()
+            .is_some_and(|w| !w.is_empty()));
+    }
+}
+
+#[test]
 fn staged_mode_sees_only_the_index() {
     let p = app_on_feature_branch();
     p.edit(
