@@ -15,6 +15,10 @@ use rspec_scout::config::ScopeRules;
 use rspec_scout::index::walk::{self, Scope, SourceFile};
 use rspec_scout::synth;
 
+/// The binary's allocator, so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Bumped when the generator changes, so stale corpora are rebuilt.
 const CORPUS_VERSION: &str = "v1";
 
