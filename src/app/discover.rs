@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::discover::{self, select::Filter, BaseVersion, Plan, Settings, Source, Zone};
+use crate::discover::{self, select::Filter, BaseVersion, Plan, Prepared, Settings, Source, Zone};
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, Repo};
 use crate::index::{self, walk, Scope};
@@ -223,27 +223,28 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let phase = Instant::now();
     progress.phase("parse", candidates.len());
     let sources = read_sources(config, repo.as_ref(), base.as_ref(), mode, &candidates)?;
+    drop(candidates);
     timings.parse_ms = millis(phase);
 
     // 3. Plan.
     let phase = Instant::now();
     let mut planned = Vec::new();
     for source in sources {
-        if let Some(reason) = &source.facts.skipped {
+        if let Some(reason) = &source.skipped {
             skipped.push(SkippedFile {
-                path: source.facts.path.clone(),
+                path: source.path.clone(),
                 reason: reason.clone(),
             });
             continue;
         }
-        if source.facts.diagnostic_count > 0 {
-            let first = source.facts.diagnostics.first();
+        if source.diagnostic_count > 0 {
+            let first = source.first_diagnostic.as_ref();
             warnings.push(format!(
                 "{}:{}: {} ({} parse error(s); planned from what the parser recovered)",
-                source.facts.path,
+                source.path,
                 first.map_or(1, |d| d.line),
                 first.map_or("syntax error", |d| d.message.as_str()),
-                source.facts.diagnostic_count
+                source.diagnostic_count
             ));
         }
         planned.push(source);
@@ -261,7 +262,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         allow_red: options.allow_red,
     };
     let ids_for_filter_check = !settings.filter.is_empty();
-    let plan = index::in_pool(config.threads, || discover::plan(planned, &settings));
+    let plan = index::in_pool(config.threads, || {
+        discover::plan_prepared(planned, &settings)
+    });
     if ids_for_filter_check {
         let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.clone()).collect();
         for pattern in settings.filter.unmatched(&ids) {
@@ -329,7 +332,7 @@ fn read_sources(
     base: Option<&Base>,
     mode: Mode,
     candidates: &[Candidate],
-) -> Result<Vec<Source>> {
+) -> Result<Vec<Prepared>> {
     // git2 repositories are not Sync: blobs are read here, on one thread; only files that
     // changed need their base version.
     let mut base_blobs: Vec<Option<Vec<u8>>> = Vec::with_capacity(candidates.len());
@@ -352,7 +355,7 @@ fn read_sources(
     }
     let max = config.max_file_size;
     let has_repo = repo.is_some();
-    let sources: Vec<Source> = index::in_pool(config.threads, || {
+    let sources: Vec<Prepared> = index::in_pool(config.threads, || {
         candidates
             .par_iter()
             .zip(base_blobs.par_iter())
@@ -375,12 +378,14 @@ fn read_sources(
                     (None, None) if has_repo => BaseVersion::Same,
                     (None, None) => BaseVersion::Unknown,
                 };
-                Source {
+                // Reduced here, on the parsing thread: the facts of every file are never
+                // held at once.
+                discover::prepare(Source {
                     facts,
                     base,
                     change: c.change,
                     old_path: c.old_path.clone(),
-                }
+                })
             })
             .collect()
     });
@@ -400,19 +405,18 @@ fn has_main_items(file: &discover::FilePlan, plan: &Plan) -> bool {
     file.items
         .iter()
         .filter_map(|&i| plan.items.get(i))
-        .any(|item| Some(&item.class_name) == file.class_name.as_ref())
+        .any(|item| Some(item.class_name()) == file.class_name.as_deref())
 }
 
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
     let class_name = file.class_name.clone()?;
-    let facts = &file.source.facts;
     let methods_to_analyze: Vec<fields::MethodToAnalyze> = file
         .items
         .iter()
         .filter_map(|&i| plan.items.get(i))
-        .filter(|item| item.class_name == class_name)
+        .filter(|item| item.class_name() == class_name)
         .map(|item| fields::MethodToAnalyze {
-            name: item.method_name.clone(),
+            name: item.method_name().to_string(),
             kind: kind_str(item.kind),
             method_mode: item.mode.as_str(),
             line_range: [item.line_range.0, item.line_range.1],
@@ -424,12 +428,12 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
         return None;
     }
     Some(fields::Discovery {
-        source_file: facts.path.clone(),
+        source_file: file.path.clone(),
         class_name,
         complexity: fields::Complexity {
             zone: zone_str(file.zone),
-            loc: facts.loc,
-            methods: facts.methods.len(),
+            loc: file.loc,
+            methods: file.methods,
         },
         spec_path: file.spec_path.clone().unwrap_or_default(),
         methods_to_analyze,
@@ -574,7 +578,7 @@ fn write_debug(
         methods: items
             .iter()
             .map(|item| DebugMethod {
-                name: item.method_name.clone(),
+                name: item.method_name().to_string(),
                 method_id: item.method_id.clone(),
                 wave: item.wave,
                 cross_class_deps: deps_out(item),

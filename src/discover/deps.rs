@@ -83,11 +83,18 @@ pub struct Known {
 impl Known {
     /// Every class and module statement of `files`.
     pub fn new<'a>(files: impl IntoIterator<Item = &'a FileFacts>) -> Self {
+        Known::from_names(
+            files
+                .into_iter()
+                .flat_map(|f| f.classes.iter().map(|c| c.name.as_str())),
+        )
+    }
+
+    /// These class and module names.
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         let mut known = Known::default();
-        for file in files {
-            for class in &file.classes {
-                known.add(&class.name);
-            }
+        for name in names {
+            known.add(name);
         }
         known
     }
@@ -293,61 +300,229 @@ impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
     }
 }
 
-/// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
-/// other than its own class.
-pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
-    let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let Some(root) = file.methods.get(index) else {
-        return Deps::default();
-    };
-    for &i in std::iter::once(&index).chain(absorbed) {
-        let Some(m) = file.methods.get(i) else {
-            continue;
-        };
-        let nesting: &[String] = m
-            .scope
-            .and_then(|s| file.classes.get(s))
-            .map(|c| c.nesting.as_slice())
-            .unwrap_or(&[]);
-        for c in &m.constants {
-            if let Some((class, whole)) = known.resolve_full(nesting, &c.path, c.absolute) {
-                let entry = deps.entry(class).or_default();
-                // Methods called on the class itself (`Payment.find`), not on a constant
-                // inside it (`Payment::STATUSES.include?`).
-                if whole {
-                    entry.extend(c.methods.iter().map(str::to_string));
+/// What a public method and the methods it absorbs reference, reduced to what constant
+/// resolution reads, in one buffer: planning a large codebase keeps one of these per public
+/// method instead of every method's constants, instance variables, parameters and calls.
+///
+/// One record per line: `scope \t kind name (\t method)*`, where scope is the index of the
+/// class statement whose nesting applies (empty: top level), kind is `C` (a constant as
+/// written), `A` (a constant written `::X`) or `V` (a class name guessed from an instance
+/// variable or parameter), and the methods are those called on it. Records are sorted and
+/// unique, their methods too; names never hold a tab or a newline (replaced by a space).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refs {
+    buf: String,
+}
+
+/// One record of [`Refs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ref<'a> {
+    /// Index into the file's class statements, for the nesting that applies.
+    pub scope: Option<usize>,
+    /// How the name was found.
+    pub kind: RefKind,
+    /// The constant path, or the class name guessed from a variable.
+    pub name: &'a str,
+    methods: &'a str,
+}
+
+impl<'a> Ref<'a> {
+    /// The methods called on it, sorted and unique.
+    pub fn methods(&self) -> impl Iterator<Item = &'a str> {
+        self.methods.split_terminator('\t')
+    }
+}
+
+/// How a [`Ref`] was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RefKind {
+    /// A constant path as written (resolved through the nesting, then the top level).
+    Constant,
+    /// A constant path written `::X` (the top level only).
+    Absolute,
+    /// A class name camelized from an instance variable or parameter (`@payment`).
+    Variable,
+}
+
+impl RefKind {
+    fn letter(self) -> char {
+        match self {
+            RefKind::Constant => 'C',
+            RefKind::Absolute => 'A',
+            RefKind::Variable => 'V',
+        }
+    }
+}
+
+impl Refs {
+    /// The references of `file.methods[index]` and of the methods in `absorbed`.
+    pub fn collect(file: &FileFacts, index: usize, absorbed: &[usize]) -> Refs {
+        // (scope, kind, name, method called on it)
+        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> = Vec::new();
+        for &i in std::iter::once(&index).chain(absorbed) {
+            let Some(m) = file.methods.get(i) else {
+                continue;
+            };
+            for c in &m.constants {
+                let kind = if c.absolute {
+                    RefKind::Absolute
+                } else {
+                    RefKind::Constant
+                };
+                found.push((m.scope, kind, c.path.as_str().into(), ""));
+                for method in c.methods.iter() {
+                    found.push((m.scope, kind, c.path.as_str().into(), method));
                 }
             }
-        }
-        for ivar in m.ivars.iter() {
-            if let Some(class) = known.resolve(nesting, &camelize(ivar), false) {
-                deps.entry(class).or_default();
+            for ivar in m.ivars.iter() {
+                found.push((m.scope, RefKind::Variable, camelize(ivar).into(), ""));
+            }
+            for p in &m.params {
+                if !p.name.is_empty() {
+                    found.push((m.scope, RefKind::Variable, camelize(&p.name).into(), ""));
+                }
+            }
+            for call in m.receiver_calls() {
+                found.push((
+                    m.scope,
+                    RefKind::Variable,
+                    camelize(call.name).into(),
+                    call.method,
+                ));
             }
         }
-        for p in &m.params {
-            if p.name.is_empty() {
-                continue;
+        found.sort_unstable();
+        found.dedup();
+        let mut buf = String::new();
+        let mut last: Option<(Option<usize>, RefKind, &str)> = None;
+        for (scope, kind, name, method) in &found {
+            let key = (*scope, *kind, name.as_ref());
+            if last != Some(key) {
+                if last.is_some() {
+                    buf.push('\n');
+                }
+                if let Some(scope) = scope {
+                    buf.push_str(&scope.to_string());
+                }
+                buf.push('\t');
+                buf.push(kind.letter());
+                push_clean(&mut buf, name);
+                last = Some(key);
             }
-            if let Some(class) = known.resolve(nesting, &camelize(&p.name), false) {
-                deps.entry(class).or_default();
+            if !method.is_empty() {
+                buf.push('\t');
+                push_clean(&mut buf, method);
             }
         }
-        for call in m.receiver_calls() {
-            if let Some(class) = known.resolve(nesting, &camelize(call.name), false) {
-                deps.entry(class)
-                    .or_default()
-                    .insert(call.method.to_string());
+        if last.is_some() {
+            buf.push('\n');
+        }
+        buf.shrink_to_fit();
+        Refs { buf }
+    }
+
+    /// The records, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = Ref<'_>> {
+        self.buf.split_terminator('\n').filter_map(|line| {
+            let (scope, rest) = line.split_once('\t')?;
+            let (name, methods) = rest.split_once('\t').unwrap_or((rest, ""));
+            let kind = match name.as_bytes().first()? {
+                b'C' => RefKind::Constant,
+                b'A' => RefKind::Absolute,
+                _ => RefKind::Variable,
+            };
+            Some(Ref {
+                scope: scope.parse().ok(),
+                kind,
+                name: name.get(1..)?,
+                methods,
+            })
+        })
+    }
+
+    /// Bytes held.
+    pub fn heap_size(&self) -> usize {
+        self.buf.capacity()
+    }
+}
+
+fn push_clean(buf: &mut String, text: &str) {
+    if text.contains(['\t', '\n']) {
+        buf.push_str(&text.replace(['\t', '\n'], " "));
+    } else {
+        buf.push_str(text);
+    }
+}
+
+/// The in-scope classes a public method of `owner` depends on, from its [`Refs`]:
+/// `nestings` are the nesting lists of the file's class statements (by index), `classes`
+/// their names. Its own class is left out, and so are classes nested in it that the same
+/// file defines (`Order::InvalidState`, a `Result` struct): they are part of the unit
+/// under test, not something to test first.
+pub fn resolve_refs(
+    refs: &Refs,
+    owner: &str,
+    nestings: &[Vec<String>],
+    classes: &[String],
+    known: &Known,
+) -> Deps {
+    let mut deps: Vec<(String, Vec<&str>)> = Vec::new();
+    let entry = |deps: &mut Vec<(String, Vec<&str>)>, class: String| -> usize {
+        match deps.iter().position(|(c, _)| *c == class) {
+            Some(i) => i,
+            None => {
+                deps.push((class, Vec::new()));
+                deps.len() - 1
+            }
+        }
+    };
+    for r in refs.iter() {
+        let nesting: &[String] = r
+            .scope
+            .and_then(|s| nestings.get(s))
+            .map_or(&[][..], Vec::as_slice);
+        let resolved = match r.kind {
+            RefKind::Constant | RefKind::Absolute => {
+                known.resolve_full(nesting, r.name, r.kind == RefKind::Absolute)
+            }
+            // Methods called on a variable count whatever part of the name was found.
+            RefKind::Variable => known.resolve(nesting, r.name, false).map(|c| (c, true)),
+        };
+        let Some((class, whole)) = resolved else {
+            continue;
+        };
+        let at = entry(&mut deps, class);
+        // Methods called on the class itself (`Payment.find`), not on a constant inside it
+        // (`Payment::STATUSES.include?`).
+        if whole {
+            if let Some((_, methods)) = deps.get_mut(at) {
+                methods.extend(r.methods());
             }
         }
     }
-    deps.remove(&root.owner);
-    // Classes nested in its own class in the same file (`Order::InvalidState`, a `Result`
-    // struct) are part of the unit under test, not something to test first.
-    let nested_prefix = format!("{}::", root.owner);
-    deps.retain(|class, _| {
-        !(class.starts_with(&nested_prefix) && file.classes.iter().any(|c| &c.name == class))
+    let nested_prefix = format!("{owner}::");
+    deps.retain(|(class, _)| {
+        class != owner && !(class.starts_with(&nested_prefix) && classes.contains(class))
     });
-    Deps::from(deps)
+    deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut list: Vec<(String, Names)> = deps
+        .into_iter()
+        .map(|(class, mut methods)| (class, Names::from_unsorted_str(&mut methods)))
+        .collect();
+    list.shrink_to_fit();
+    Deps { list }
+}
+
+/// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
+/// other than its own class ([`Refs::collect`] then [`resolve_refs`]).
+pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
+    let Some(root) = file.methods.get(index) else {
+        return Deps::default();
+    };
+    let refs = Refs::collect(file, index, absorbed);
+    let nestings: Vec<Vec<String>> = file.classes.iter().map(|c| c.nesting.clone()).collect();
+    let classes: Vec<String> = file.classes.iter().map(|c| c.name.clone()).collect();
+    resolve_refs(&refs, &root.owner, &nestings, &classes, known)
 }
 
 /// Whether a method is a class-level (singleton) method, for the contract's `type`.
@@ -464,5 +639,67 @@ mod tests {
         };
         assert_eq!(names(absorbed(&file.methods, 0)), vec!["A#b", "A#c"]);
         assert_eq!(names(absorbed(&file.methods, 1)), vec!["A.c"]);
+    }
+
+    #[test]
+    fn refs_merge_repeats_and_keep_scope_kind_and_methods() {
+        let src = "module Billing\n  class Charge\n    def call(payment)\n      Payment.find(1)\n      Payment.find(2)\n      ::Payment.where\n      payment.capture\n      @payment.refund\n      audit\n    end\n\n    private\n\n    def audit\n      Payment.log\n    end\n  end\nend\n";
+        let file = extract("app/services/billing/charge.rb", src.as_bytes());
+        let absorbed = absorbed(&file.methods, 0);
+        let refs = Refs::collect(&file, 0, &absorbed);
+        let records: Vec<(Option<usize>, RefKind, &str, Vec<&str>)> = refs
+            .iter()
+            .map(|r| (r.scope, r.kind, r.name, r.methods().collect()))
+            .collect();
+        // One record per (scope, kind, name): `Payment.find` twice and the absorbed
+        // `Payment.log` merge; the parameter and the ivar give one guessed `Payment`.
+        assert_eq!(
+            records,
+            vec![
+                (Some(1), RefKind::Constant, "Payment", vec!["find", "log"]),
+                (Some(1), RefKind::Absolute, "Payment", vec!["where"]),
+                (
+                    Some(1),
+                    RefKind::Variable,
+                    "Payment",
+                    vec!["capture", "refund"]
+                ),
+            ]
+        );
+        let k = known(&["Billing::Charge", "Billing::Payment", "Payment"]);
+        let flat: Vec<(String, Vec<String>)> = method_deps(&file, 0, &absorbed, &k)
+            .iter()
+            .map(|(c, m)| (c.clone(), m.to_vec()))
+            .collect();
+        assert_eq!(
+            flat,
+            vec![
+                (
+                    "Billing::Payment".to_string(),
+                    vec![
+                        "capture".into(),
+                        "find".into(),
+                        "log".into(),
+                        "refund".into()
+                    ]
+                ),
+                ("Payment".to_string(), vec!["where".into()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn refs_survive_names_with_separators() {
+        let mut file = extract("a.rb", b"class A\n  def a\n    B.c\n  end\nend\n");
+        let m = &mut file.methods[0];
+        m.constants[0].path = "B\tX\nY".to_string();
+        m.constants[0].methods = Names::from_strings(["c\td"]);
+        let refs = Refs::collect(&file, 0, &[]);
+        let records: Vec<(RefKind, &str, Vec<&str>)> = refs
+            .iter()
+            .map(|r| (r.kind, r.name, r.methods().collect()))
+            .collect();
+        assert_eq!(records, vec![(RefKind::Constant, "B X Y", vec!["c d"])]);
+        assert!(Refs::collect(&file, 5, &[]).iter().next().is_none());
     }
 }

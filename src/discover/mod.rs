@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
-use crate::index::{FileFacts, MethodKind, Names};
+use crate::index::{Diagnostic, FileFacts, MethodKind};
 use crate::naming::{self, ControllerSpecPolicy};
 
 pub use deps::Deps;
@@ -73,12 +73,11 @@ pub struct Item {
     pub file: usize,
     /// Index into that file's `facts.methods`.
     pub method: usize,
-    /// `Class#name` or `Class.name`.
+    /// `Class#name` or `Class.name`: the owning class and the method name are read from it
+    /// ([`Item::class_name`], [`Item::method_name`]), not kept twice.
     pub method_id: String,
-    /// Owning class.
-    pub class_name: String,
-    /// Method name.
-    pub method_name: String,
+    /// Length of the class name at the start of `method_id`.
+    owner_len: usize,
     /// Instance or singleton.
     pub kind: MethodKind,
     /// `[def, end]`.
@@ -97,22 +96,40 @@ pub struct Item {
     pub wave: usize,
 }
 
-/// One file of the plan.
+impl Item {
+    /// Owning class.
+    pub fn class_name(&self) -> &str {
+        self.method_id.get(..self.owner_len).unwrap_or_default()
+    }
+
+    /// Method name.
+    pub fn method_name(&self) -> &str {
+        self.method_id.get(self.owner_len + 1..).unwrap_or_default()
+    }
+}
+
+/// One file of the plan: what the answer and the metadata say about it. Its methods'
+/// facts are gone by now (planning reads them from [`Prepared`] files).
 #[derive(Debug, Clone)]
 pub struct FilePlan {
-    /// The source. Its methods keep their names, kinds, visibility, line ranges and
-    /// digests; what only the dependency analysis reads (calls, constants, instance
-    /// variables, receiver calls, parameters) is dropped once the file is planned, so a
-    /// plan of a large codebase does not hold every method body's references.
-    pub source: Source,
+    /// Path relative to the project root.
+    pub path: String,
+    /// Code lines.
+    pub loc: u32,
+    /// Number of methods (every `def`, any visibility).
+    pub methods: usize,
+    /// How it changed, if it did.
+    pub change: Option<ChangeKind>,
+    /// Its path in the base, for renames.
+    pub old_path: Option<String>,
     /// The class under test (Rails naming, else the first class with methods).
     pub class_name: Option<String>,
     /// Complexity zone.
     pub zone: Zone,
     /// Spec path by the pipeline's rules.
     pub spec_path: Option<String>,
-    /// The mode of every method of the file, aligned with `source.facts.methods`.
-    pub modes: Vec<MethodMode>,
+    /// Every method of the file is new (the red-zone stop rule reads it).
+    pub all_new: bool,
     /// Indices into [`Plan::items`] of this file's wave items, in line order.
     pub items: Vec<usize>,
 }
@@ -120,7 +137,7 @@ pub struct FilePlan {
 impl FilePlan {
     /// The file's path.
     pub fn path(&self) -> &str {
-        &self.source.facts.path
+        &self.path
     }
 
     /// Union of the classes its main class's items depend on.
@@ -128,12 +145,138 @@ impl FilePlan {
         let mut all = BTreeSet::new();
         for &i in &self.items {
             if let Some(item) = items.get(i) {
-                if Some(&item.class_name) == self.class_name.as_ref() {
+                if Some(item.class_name()) == self.class_name.as_deref() {
                     all.extend(item.deps.keys().cloned());
                 }
             }
         }
         all.into_iter().collect()
+    }
+}
+
+/// A parsed file reduced to what planning reads, made by [`prepare`] right after parsing,
+/// on the parsing thread: the facts of a whole codebase (every method's calls, constants,
+/// parameters; private methods; class-level DSL calls) are never held at once, only these.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Path relative to the project root.
+    pub path: String,
+    /// Why the file was not parsed, if it was not.
+    pub skipped: Option<String>,
+    /// The first syntax error, if any.
+    pub first_diagnostic: Option<Diagnostic>,
+    /// Number of syntax errors.
+    pub diagnostic_count: usize,
+    /// Code lines.
+    pub loc: u32,
+    /// Number of methods.
+    pub methods: usize,
+    /// How it changed, if it did.
+    pub change: Option<ChangeKind>,
+    /// Its path in the base, for renames.
+    pub old_path: Option<String>,
+    class_name: Option<String>,
+    all_new: bool,
+    /// Names of the class statements, by index.
+    classes: Vec<String>,
+    /// Their nesting lists, by index.
+    nestings: Vec<Vec<String>>,
+    /// The public methods, in file order.
+    public: Vec<PublicMethod>,
+}
+
+impl Prepared {
+    /// Names of the file's class and module statements (for constant resolution).
+    pub fn class_names(&self) -> impl Iterator<Item = &str> {
+        self.classes.iter().map(String::as_str)
+    }
+}
+
+/// A public method of a [`Prepared`] file.
+#[derive(Debug, Clone)]
+struct PublicMethod {
+    index: usize,
+    /// The method id; the owner is its first `owner_len` bytes.
+    id: String,
+    owner_len: usize,
+    kind: MethodKind,
+    line_range: (u32, u32),
+    mode: MethodMode,
+    absorbed: Vec<String>,
+    refs: deps::Refs,
+}
+
+impl PublicMethod {
+    fn owner(&self) -> &str {
+        self.id.get(..self.owner_len).unwrap_or_default()
+    }
+}
+
+/// Reduces a parsed file (and its base version) to what planning reads: each method's
+/// mode, the main class, and per public method its absorbed private methods and the
+/// references its dependencies come from.
+pub fn prepare(source: Source) -> Prepared {
+    let Source {
+        facts,
+        base,
+        change,
+        old_path,
+    } = source;
+    let modes = match &base {
+        BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(&facts, None),
+        BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
+        BaseVersion::Facts(base) => modes::method_modes(&facts, Some(base)),
+    };
+    drop(base);
+    let absorber = deps::Absorber::new(&facts.methods);
+    let mut public = Vec::new();
+    for (i, m) in facts.methods.iter().enumerate() {
+        if !m.is_public_api() {
+            continue;
+        }
+        let absorbed = absorber.absorbed(i);
+        public.push(PublicMethod {
+            index: i,
+            id: m.id(),
+            owner_len: m.owner.len(),
+            kind: m.kind,
+            line_range: m.line_range,
+            mode: modes.get(i).copied().unwrap_or(MethodMode::New),
+            refs: deps::Refs::collect(&facts, i, &absorbed),
+            absorbed: absorbed
+                .iter()
+                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.clone()))
+                .collect(),
+        });
+    }
+    public.shrink_to_fit();
+    let class_name = main_class(&facts);
+    let all_new = !modes.is_empty() && modes.iter().all(|m| *m == MethodMode::New);
+    let first_diagnostic = facts.diagnostics.first().cloned();
+    let methods = facts.methods.len();
+    let FileFacts {
+        path,
+        skipped,
+        diagnostic_count,
+        classes,
+        loc,
+        ..
+    } = facts;
+    let (classes, nestings) = classes.into_iter().map(|c| (c.name, c.nesting)).unzip();
+    Prepared {
+        path,
+        skipped,
+        first_diagnostic,
+        diagnostic_count,
+        loc,
+        methods,
+        change,
+        old_path,
+        class_name,
+        all_new,
+        classes,
+        nestings,
+        public,
     }
 }
 
@@ -185,29 +328,43 @@ pub fn main_class(facts: &FileFacts) -> Option<String> {
     names.first().map(|n| (*n).to_string())
 }
 
-/// Builds the plan for `sources` (sorted by path here). Files are planned in parallel (on
-/// the current rayon pool); the result does not depend on the number of threads.
-pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
-    sources.sort_by(|a, b| a.facts.path.cmp(&b.facts.path));
-    let known = deps::Known::new(sources.iter().map(|s| &s.facts));
-    let planned: Vec<(FilePlan, Vec<Item>, Option<String>)> = sources
-        .into_par_iter()
-        .enumerate()
-        .map(|(file_index, source)| plan_file(file_index, source, settings, &known))
-        .collect();
-    let mut warnings = Vec::new();
-    let mut files: Vec<FilePlan> = Vec::with_capacity(planned.len());
-    let mut items: Vec<Item> = Vec::new();
-    for (file, file_items, warning) in planned {
-        files.push(file);
-        items.extend(file_items);
-        warnings.extend(warning);
-    }
+/// Builds the plan for `sources` ([`prepare`]d here, then [`plan_prepared`]).
+pub fn plan(sources: Vec<Source>, settings: &Settings) -> Plan {
+    let prepared: Vec<Prepared> = sources.into_par_iter().map(prepare).collect();
+    plan_prepared(prepared, settings)
+}
 
+/// Builds the plan for prepared files (sorted by path here). Files are planned in parallel
+/// (on the current rayon pool); the result does not depend on the number of threads.
+pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
+    sources.sort_by(|a, b| a.path.cmp(&b.path));
+    let known = deps::Known::from_names(sources.iter().flat_map(Prepared::class_names));
+    // Planned a slice of files at a time, so the items of a slice are copied into the
+    // plan's list while the rest are not made yet: the whole list never exists twice.
+    const SLICE: usize = 2048;
+    let count = sources.len();
+    let mut warnings = Vec::new();
+    let mut files: Vec<FilePlan> = Vec::with_capacity(count);
+    let mut items: Vec<Item> = Vec::with_capacity(sources.iter().map(|s| s.public.len()).sum());
+    while !sources.is_empty() {
+        let first = count - sources.len();
+        let take = sources.len().min(SLICE);
+        let planned: Vec<(FilePlan, Vec<Item>, Option<String>)> = sources
+            .par_drain(..take)
+            .enumerate()
+            .map(|(i, source)| plan_file(first + i, source, settings, &known))
+            .collect();
+        for (file, file_items, warning) in planned {
+            files.push(file);
+            items.extend(file_items);
+            warnings.extend(warning);
+        }
+    }
+    drop(known);
     let wave_items: Vec<waves::Item<&str>> = items
         .iter()
         .map(|i| waves::Item {
-            class: i.class_name.as_str(),
+            class: i.class_name(),
             deps: i.deps.keys().map(String::as_str).collect(),
         })
         .collect();
@@ -224,12 +381,15 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
     }
     // Files are numbered in path order (sorted above), so the file number orders by path
     // without comparing the paths' text.
-    items.sort_by(|a, b| {
-        (a.wave, a.file, a.line_range.0, &a.method_id).cmp(&(
+    // The key is unique (a file's methods have distinct indices), so an unstable sort (in
+    // place: no copy of the items) gives one order whatever the number of threads.
+    items.par_sort_unstable_by(|a, b| {
+        (a.wave, a.file, a.line_range.0, &a.method_id, a.method).cmp(&(
             b.wave,
             b.file,
             b.line_range.0,
             &b.method_id,
+            b.method,
         ))
     });
     for (index, item) in items.iter().enumerate() {
@@ -250,29 +410,23 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
         if file.zone != Zone::Red {
             continue;
         }
-        let facts = &file.source.facts;
-        let all_new = !file.modes.is_empty() && file.modes.iter().all(|m| *m == MethodMode::New);
-        if all_new {
+        if file.all_new {
             if settings.allow_red {
                 warnings.push(format!(
                     "{} is in the red zone ({} LOC, {} methods) with only new code; proceeding because of --allow-red",
-                    facts.path,
-                    facts.loc,
-                    facts.methods.len()
+                    file.path, file.loc, file.methods
                 ));
             } else {
                 stopped.push(Stopped {
-                    path: facts.path.clone(),
-                    loc: facts.loc,
-                    methods: facts.methods.len(),
+                    path: file.path.clone(),
+                    loc: file.loc,
+                    methods: file.methods,
                 });
             }
         } else {
             warnings.push(format!(
                 "{} is in the red zone ({} LOC, {} methods): consider splitting it before adding tests",
-                facts.path,
-                facts.loc,
-                facts.methods.len()
+                file.path, file.loc, file.methods
             ));
         }
     }
@@ -287,34 +441,47 @@ pub fn plan(mut sources: Vec<Source>, settings: &Settings) -> Plan {
     }
 }
 
-/// One file's part of the plan: its modes, zone and spec path, its wave items (with their
+/// One file's part of the plan: its zone and spec path, its wave items (with their
 /// dependencies, wave 0 for now), and the warning about public methods of other classes.
 fn plan_file(
     file_index: usize,
-    source: Source,
+    source: Prepared,
     settings: &Settings,
     known: &deps::Known,
 ) -> (FilePlan, Vec<Item>, Option<String>) {
-    let facts = &source.facts;
-    let modes = match &source.base {
-        BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(facts, None),
-        BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
-        BaseVersion::Facts(base) => modes::method_modes(facts, Some(base)),
-    };
-    let class_name = main_class(facts);
-    let zone = zones::zone(facts.loc, facts.methods.len(), &settings.zones);
-    let spec_path = naming::spec_path(&facts.path, settings.spec_policy);
-    let mut items = Vec::new();
-    let absorber = deps::Absorber::new(&facts.methods);
-    for (i, m) in facts.methods.iter().enumerate() {
-        if !m.is_public_api() {
-            continue;
+    let Prepared {
+        path,
+        loc,
+        methods,
+        change,
+        old_path,
+        class_name,
+        all_new,
+        classes,
+        nestings,
+        public,
+        ..
+    } = source;
+    let zone = zones::zone(loc, methods, &settings.zones);
+    let spec_path = naming::spec_path(&path, settings.spec_policy);
+    let mut warning = None;
+    if let Some(class) = &class_name {
+        let others: BTreeSet<&str> = public
+            .iter()
+            .filter(|m| m.owner() != class)
+            .map(PublicMethod::owner)
+            .collect();
+        if !others.is_empty() {
+            warning = Some(format!(
+                "{path}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
+                others.into_iter().collect::<Vec<_>>().join(", ")
+            ));
         }
-        let absorbed = absorber.absorbed(i);
-        let method_deps = deps::method_deps(facts, i, &absorbed, known);
-        let mode = modes.get(i).copied().unwrap_or(MethodMode::New);
-        let method_id = m.id();
-        let (selected, skip_reason) = if Some(&m.owner) != class_name.as_ref() {
+    }
+    let mut items = Vec::with_capacity(public.len());
+    for m in public {
+        let deps = deps::resolve_refs(&m.refs, m.owner(), &nestings, &classes, known);
+        let (selected, skip_reason) = if Some(m.owner()) != class_name.as_deref() {
             (
                 false,
                 Some(format!(
@@ -322,62 +489,38 @@ fn plan_file(
                     class_name.as_deref().unwrap_or("none")
                 )),
             )
-        } else if !settings.filter.keeps(&method_id) {
+        } else if !settings.filter.keeps(&m.id) {
             (false, Some(select::PATTERN_FILTER.to_string()))
-        } else if settings.select_all || mode != MethodMode::Unchanged {
+        } else if settings.select_all || m.mode != MethodMode::Unchanged {
             (true, None)
         } else {
             (false, Some(UNCHANGED.to_string()))
         };
         items.push(Item {
             file: file_index,
-            method: i,
-            method_id,
-            class_name: m.owner.clone(),
-            method_name: m.name.clone(),
+            method: m.index,
+            method_id: m.id,
+            owner_len: m.owner_len,
             kind: m.kind,
             line_range: m.line_range,
-            mode,
+            mode: m.mode,
             selected,
             skip_reason,
-            deps: method_deps,
-            absorbed: absorbed
-                .iter()
-                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.clone()))
-                .collect(),
+            deps,
+            absorbed: m.absorbed,
             wave: 0,
         });
     }
-    let mut warning = None;
-    if let Some(class) = &class_name {
-        let others: BTreeSet<&str> = facts
-            .methods
-            .iter()
-            .filter(|m| m.is_public_api() && &m.owner != class)
-            .map(|m| m.owner.as_str())
-            .collect();
-        if !others.is_empty() {
-            warning = Some(format!(
-                "{}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
-                facts.path,
-                others.into_iter().collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
-    let mut source = source;
-    for m in &mut source.facts.methods {
-        m.calls = Names::default();
-        m.constants = Vec::new();
-        m.ivars = Names::default();
-        m.receiver_calls = Names::default();
-        m.params = Vec::new();
-    }
     let file = FilePlan {
-        source,
+        path,
+        loc,
+        methods,
+        change,
+        old_path,
         class_name,
         zone,
         spec_path,
-        modes,
+        all_new,
         items: Vec::new(),
     };
     (file, items, warning)
@@ -507,5 +650,59 @@ mod tests {
         );
         assert!(allowed.stopped.is_empty());
         assert!(allowed.warnings.iter().any(|w| w.contains("--allow-red")));
+    }
+
+    #[test]
+    fn a_dependency_reached_through_a_private_method_orders_the_waves() {
+        let sources = vec![
+            source(
+                "app/models/ledger.rb",
+                "class Ledger\n  def self.record(x); end\nend\n",
+                BaseVersion::Missing,
+            ),
+            source(
+                "app/services/refund.rb",
+                "class Refund\n  def call\n    book\n  end\n\n  private\n\n  def book\n    Ledger.record(self)\n  end\nend\n",
+                BaseVersion::Same,
+            ),
+        ];
+        let mut s = settings();
+        s.select_all = true;
+        let plan = plan(sources, &s);
+        type Listed<'a> = (&'a str, &'a str, &'a str, usize, Vec<String>, Vec<String>);
+        let listed: Vec<Listed> = plan
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.method_id.as_str(),
+                    i.class_name(),
+                    i.method_name(),
+                    i.wave,
+                    i.deps.keys().cloned().collect(),
+                    i.absorbed.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            vec![
+                ("Ledger.record", "Ledger", "record", 0, vec![], vec![]),
+                (
+                    "Refund#call",
+                    "Refund",
+                    "call",
+                    1,
+                    vec!["Ledger".to_string()],
+                    vec!["book".to_string()]
+                ),
+            ]
+        );
+        let refund = &plan.files[1];
+        assert_eq!(
+            (refund.path(), refund.methods, refund.all_new),
+            ("app/services/refund.rb", 2, false)
+        );
+        assert_eq!(plan.items[1].mode, MethodMode::Unchanged);
     }
 }

@@ -322,6 +322,23 @@ impl Names {
         Names { buf }
     }
 
+    /// Builds from borrowed names that may repeat and come in any order (newlines become
+    /// spaces).
+    pub fn from_unsorted_str(names: &mut Vec<&str>) -> Self {
+        names.sort_unstable();
+        names.dedup();
+        let mut buf = String::with_capacity(names.iter().map(|n| n.len() + 1).sum());
+        for name in names.iter() {
+            if name.contains('\n') {
+                buf.push_str(&name.replace('\n', " "));
+            } else {
+                buf.push_str(name);
+            }
+            buf.push('\n');
+        }
+        Names { buf }
+    }
+
     /// Builds from owned strings (sorted and deduplicated here).
     pub fn from_strings<I: IntoIterator<Item = S>, S: AsRef<str>>(names: I) -> Self {
         let mut owned: Vec<String> = names

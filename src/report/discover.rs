@@ -300,8 +300,8 @@ pub fn deps_out(item: &Item) -> Vec<DepOut<'_>> {
 fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
     ItemOut {
         method_id: &item.method_id,
-        class_name: &item.class_name,
-        method_name: &item.method_name,
+        class_name: item.class_name(),
+        method_name: item.method_name(),
         source_file: plan.files.get(item.file).map_or("", FilePlan::path),
         line_range: [item.line_range.0, item.line_range.1],
         method_mode: item.mode.as_str(),
@@ -313,25 +313,24 @@ fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
 }
 
 fn file_out<'a>(plan: &'a Plan, file: &'a FilePlan) -> FileOut<'a> {
-    let facts = &file.source.facts;
     FileOut {
-        path: &facts.path,
+        path: &file.path,
         class_name: file.class_name.as_deref(),
         complexity: ComplexityOut {
             zone: zone_str(file.zone),
-            loc: facts.loc,
-            methods: facts.methods.len(),
+            loc: file.loc,
+            methods: file.methods,
             warning: (file.zone == Zone::Yellow).then_some("Approaching complexity threshold"),
         },
         spec_path: file.spec_path.as_deref(),
-        change: file.source.change,
-        renamed_from: file.source.old_path.as_deref(),
+        change: file.change,
+        renamed_from: file.old_path.as_deref(),
         public_methods: file
             .items
             .iter()
             .filter_map(|&i| plan.items.get(i))
             .map(|item| PublicMethod {
-                name: &item.method_name,
+                name: item.method_name(),
                 kind: kind_str(item.kind),
                 method_id: &item.method_id,
                 method_mode: item.mode.as_str(),
@@ -615,13 +614,9 @@ impl DiscoverAnswer {
                     current_file = Some(item.file);
                     let detail = file
                         .map(|f| {
-                            let methods = f.source.facts.methods.len();
+                            let methods = f.methods;
                             let word = if methods == 1 { "method" } else { "methods" };
-                            format!(
-                                "  [{} {} LOC, {methods} {word}]",
-                                zone_str(f.zone),
-                                f.source.facts.loc
-                            )
+                            format!("  [{} {} LOC, {methods} {word}]", zone_str(f.zone), f.loc)
                         })
                         .unwrap_or_default();
                     let _ = writeln!(out, "  {}{detail}", file.map_or("", FilePlan::path));
