@@ -223,19 +223,22 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let phase = Instant::now();
     progress.phase("parse", candidates.len());
     let sources = read_sources(config, repo.as_ref(), base.as_ref(), mode, &candidates)?;
+    // Planning needs neither: libgit2's index and object caches go too.
     drop(candidates);
+    drop(repo);
     timings.parse_ms = millis(phase);
 
     // 3. Plan.
     let phase = Instant::now();
-    let mut planned = Vec::new();
-    for source in sources {
+    // Filtered in place: no second list of every file.
+    let mut planned = sources;
+    planned.retain(|source| {
         if let Some(reason) = &source.skipped {
             skipped.push(SkippedFile {
                 path: source.path.clone(),
                 reason: reason.clone(),
             });
-            continue;
+            return false;
         }
         if source.diagnostic_count > 0 {
             let first = source.first_diagnostic.as_ref();
@@ -247,8 +250,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 source.diagnostic_count
             ));
         }
-        planned.push(source);
-    }
+        true
+    });
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     let spec_policy = match config.controllers_spec_policy.as_deref() {
         Some("controller") => ControllerSpecPolicy::Controller,
@@ -582,7 +585,7 @@ fn write_debug(
                 method_id: item.method_id.clone(),
                 wave: item.wave,
                 cross_class_deps: deps_out(item),
-                absorbed_private_methods: item.absorbed.clone(),
+                absorbed_private_methods: item.absorbed.to_vec(),
             })
             .collect(),
     };

@@ -5,6 +5,7 @@
 //! (`@payment` → `Payment`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 
 use crate::index::{FileFacts, MethodFacts, MethodKind, Names, Visibility};
 use crate::naming::camelize;
@@ -76,7 +77,8 @@ impl<'a> Absorber<'a> {
 /// The classes and modules defined in the files in scope, for constant resolution.
 #[derive(Debug, Default)]
 pub struct Known {
-    classes: HashSet<String, FxBuild>,
+    /// Shared: every dependency on a class holds this one copy of its name.
+    classes: HashSet<Arc<str>, FxBuild>,
     namespaces: HashSet<String, FxBuild>,
 }
 
@@ -100,7 +102,7 @@ impl Known {
     }
 
     fn add(&mut self, name: &str) {
-        if self.classes.insert(name.to_string()) {
+        if self.classes.insert(Arc::from(name)) {
             let mut prefix = String::new();
             for (i, part) in name.split("::").enumerate() {
                 if i > 0 {
@@ -121,7 +123,7 @@ impl Known {
 
     /// Every known class, sorted.
     pub fn all(&self) -> impl Iterator<Item = &str> {
-        let mut all: Vec<&str> = self.classes.iter().map(String::as_str).collect();
+        let mut all: Vec<&str> = self.classes.iter().map(|c| &**c).collect();
         all.sort_unstable();
         all.into_iter()
     }
@@ -129,7 +131,7 @@ impl Known {
     /// Resolves a constant path as Ruby would from inside `nesting` (innermost first) and
     /// returns the longest prefix of it that is a class or module in scope. `None` when
     /// the constant is not defined in scope (a gem, the standard library, a typo).
-    pub fn resolve(&self, nesting: &[String], path: &str, absolute: bool) -> Option<String> {
+    pub fn resolve(&self, nesting: &[String], path: &str, absolute: bool) -> Option<Arc<str>> {
         self.resolve_full(nesting, path, absolute)
             .map(|(class, _)| class)
     }
@@ -141,7 +143,7 @@ impl Known {
         nesting: &[String],
         path: &str,
         absolute: bool,
-    ) -> Option<(String, bool)> {
+    ) -> Option<(Arc<str>, bool)> {
         // Runs for every constant, ivar, parameter and receiver of every method: one
         // buffer, no allocation unless a class is found.
         let (first, rest) = match path.split_once("::") {
@@ -182,9 +184,11 @@ impl Known {
                     }
                 }
             }
-            return best.map(|(len, whole)| {
+            return best.and_then(|(len, whole)| {
                 current.truncate(len);
-                (current, whole)
+                self.classes
+                    .get(current.as_str())
+                    .map(|class| (Arc::clone(class), whole))
             });
         }
         None
@@ -250,29 +254,29 @@ impl std::hash::Hasher for FxHasher {
 /// class (most of `discover --all`'s memory on a large codebase).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Deps {
-    list: Vec<(String, Names)>,
+    list: Vec<(Arc<str>, Names)>,
 }
 
 impl Deps {
     /// The classes, sorted.
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.list.iter().map(|(class, _)| class)
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(class, _)| &**class)
     }
 
     /// The classes, sorted, as owned strings.
     pub fn into_keys(self) -> impl Iterator<Item = String> {
-        self.list.into_iter().map(|(class, _)| class)
+        self.list.into_iter().map(|(class, _)| class.to_string())
     }
 
     /// Each class with the methods called on it.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Names)> {
-        self.list.iter().map(|(class, methods)| (class, methods))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Names)> {
+        self.list.iter().map(|(class, methods)| (&**class, methods))
     }
 
     /// The methods called on `class`, when it is a dependency.
     pub fn get(&self, class: &str) -> Option<&Names> {
         self.list
-            .binary_search_by(|(c, _)| c.as_str().cmp(class))
+            .binary_search_by(|(c, _)| (**c).cmp(class))
             .ok()
             .and_then(|i| self.list.get(i))
             .map(|(_, methods)| methods)
@@ -291,9 +295,9 @@ impl Deps {
 
 impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
     fn from(map: BTreeMap<String, BTreeSet<String>>) -> Self {
-        let mut list: Vec<(String, Names)> = map
+        let mut list: Vec<(Arc<str>, Names)> = map
             .into_iter()
-            .map(|(class, methods)| (class, Names::from_strings(methods)))
+            .map(|(class, methods)| (Arc::from(class), Names::from_strings(methods)))
             .collect();
         list.shrink_to_fit();
         Deps { list }
@@ -466,8 +470,8 @@ pub fn resolve_refs(
     classes: &[String],
     known: &Known,
 ) -> Deps {
-    let mut deps: Vec<(String, Vec<&str>)> = Vec::new();
-    let entry = |deps: &mut Vec<(String, Vec<&str>)>, class: String| -> usize {
+    let mut deps: Vec<(Arc<str>, Vec<&str>)> = Vec::new();
+    let entry = |deps: &mut Vec<(Arc<str>, Vec<&str>)>, class: Arc<str>| -> usize {
         match deps.iter().position(|(c, _)| *c == class) {
             Some(i) => i,
             None => {
@@ -502,10 +506,11 @@ pub fn resolve_refs(
     }
     let nested_prefix = format!("{owner}::");
     deps.retain(|(class, _)| {
-        class != owner && !(class.starts_with(&nested_prefix) && classes.contains(class))
+        &**class != owner
+            && !(class.starts_with(&nested_prefix) && classes.iter().any(|c| **c == **class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut list: Vec<(String, Names)> = deps
+    let mut list: Vec<(Arc<str>, Names)> = deps
         .into_iter()
         .map(|(class, mut methods)| (class, Names::from_unsorted_str(&mut methods)))
         .collect();
@@ -605,7 +610,7 @@ mod tests {
         assert_eq!(deps.get("Nope"), None);
         let flat: Vec<(String, Vec<String>)> = deps
             .iter()
-            .map(|(c, m)| (c.clone(), m.iter().map(str::to_string).collect()))
+            .map(|(c, m)| (c.to_string(), m.iter().map(str::to_string).collect()))
             .collect();
         assert_eq!(
             flat,
@@ -669,7 +674,7 @@ mod tests {
         let k = known(&["Billing::Charge", "Billing::Payment", "Payment"]);
         let flat: Vec<(String, Vec<String>)> = method_deps(&file, 0, &absorbed, &k)
             .iter()
-            .map(|(c, m)| (c.clone(), m.to_vec()))
+            .map(|(c, m)| (c.to_string(), m.to_vec()))
             .collect();
         assert_eq!(
             flat,

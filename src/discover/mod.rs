@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
-use crate::index::{Diagnostic, FileFacts, MethodKind};
+use crate::index::{Diagnostic, FileFacts, MethodKind, NameList};
 use crate::naming::{self, ControllerSpecPolicy};
 
 pub use deps::Deps;
@@ -91,7 +91,7 @@ pub struct Item {
     /// Classes in scope it depends on, with the methods called on them.
     pub deps: Deps,
     /// Private and protected methods it calls, transitively.
-    pub absorbed: Vec<String>,
+    pub absorbed: NameList,
     /// Its wave.
     pub wave: usize,
 }
@@ -146,7 +146,7 @@ impl FilePlan {
         for &i in &self.items {
             if let Some(item) = items.get(i) {
                 if Some(item.class_name()) == self.class_name.as_deref() {
-                    all.extend(item.deps.keys().cloned());
+                    all.extend(item.deps.keys().map(str::to_string));
                 }
             }
         }
@@ -202,7 +202,7 @@ struct PublicMethod {
     kind: MethodKind,
     line_range: (u32, u32),
     mode: MethodMode,
-    absorbed: Vec<String>,
+    absorbed: NameList,
     refs: deps::Refs,
 }
 
@@ -245,7 +245,7 @@ pub fn prepare(source: Source) -> Prepared {
             refs: deps::Refs::collect(&facts, i, &absorbed),
             absorbed: absorbed
                 .iter()
-                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.clone()))
+                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.as_str()))
                 .collect(),
         });
     }
@@ -277,6 +277,23 @@ pub fn prepare(source: Source) -> Prepared {
         classes,
         nestings,
         public,
+    }
+}
+
+/// The plan's items as the wave computation reads them.
+struct PlanItems<'a>(&'a [Item]);
+
+impl waves::Input for PlanItems<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn class(&self, i: usize) -> &str {
+        self.0.get(i).map_or("", Item::class_name)
+    }
+
+    fn deps(&self, i: usize) -> impl Iterator<Item = &str> {
+        self.0.get(i).into_iter().flat_map(|item| item.deps.keys())
     }
 }
 
@@ -361,15 +378,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
         }
     }
     drop(known);
-    let wave_items: Vec<waves::Item<&str>> = items
-        .iter()
-        .map(|i| waves::Item {
-            class: i.class_name(),
-            deps: i.deps.keys().map(String::as_str).collect(),
-        })
-        .collect();
-    let computed = waves::compute(&wave_items);
-    drop(wave_items);
+    let computed = waves::compute_on(&PlanItems(&items));
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
@@ -583,7 +592,7 @@ mod tests {
                 (
                     i.method_id.clone(),
                     i.wave,
-                    i.deps.keys().cloned().collect(),
+                    i.deps.keys().map(str::to_string).collect(),
                 )
             })
             .collect();
@@ -679,8 +688,8 @@ mod tests {
                     i.class_name(),
                     i.method_name(),
                     i.wave,
-                    i.deps.keys().cloned().collect(),
-                    i.absorbed.clone(),
+                    i.deps.keys().map(str::to_string).collect(),
+                    i.absorbed.to_vec(),
                 )
             })
             .collect();

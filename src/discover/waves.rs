@@ -32,39 +32,70 @@ pub struct Waves {
     pub cycles: Vec<Vec<String>>,
 }
 
+/// What the wave computation reads of its items: the planner's items answer directly, so
+/// no list of every item's class and dependencies is built for it.
+pub trait Input {
+    /// Number of items.
+    fn count(&self) -> usize;
+    /// The class owning item `i`.
+    fn class(&self, i: usize) -> &str;
+    /// The classes item `i` depends on.
+    fn deps(&self, i: usize) -> impl Iterator<Item = &str>;
+}
+
+impl<S: AsRef<str>> Input for [Item<S>] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn class(&self, i: usize) -> &str {
+        self.get(i).map_or("", |item| item.class.as_ref())
+    }
+
+    fn deps(&self, i: usize) -> impl Iterator<Item = &str> {
+        self.get(i)
+            .into_iter()
+            .flat_map(|item| item.deps.iter().map(AsRef::as_ref))
+    }
+}
+
 /// Computes the wave of every item. Deterministic for the same input; never panics.
 pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
-    let mut graph: DiGraph<String, ()> = DiGraph::new();
+    compute_on(items)
+}
+
+/// [`compute`] on any [`Input`].
+pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
+    let count = items.count();
+    // Nodes carry no weight: node n is names[n] (no copy of every class name).
+    let mut graph: DiGraph<(), ()> = DiGraph::new();
     // Looked up for every dependency of every item: a hash map, not a tree of string
     // comparisons. Node numbers come from the sorted names, so the result is the same.
     let mut index: HashMap<&str, NodeIndex, FxBuild> = HashMap::default();
     // Classes in sorted order so node numbering does not depend on input order.
     let mut unique: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
-    for i in items {
-        unique.insert(i.class.as_ref());
-        unique.extend(i.deps.iter().map(AsRef::as_ref));
+    for i in 0..count {
+        unique.insert(items.class(i));
+        unique.extend(items.deps(i));
     }
     // Sorting the unique names, not every mention of them (millions on a large codebase).
     let mut names: Vec<&str> = unique.into_iter().collect();
     names.sort_unstable();
-    for name in names {
-        index.insert(name, graph.add_node(name.to_string()));
+    index.reserve(names.len());
+    graph.reserve_nodes(names.len());
+    for &name in &names {
+        index.insert(name, graph.add_node(()));
     }
     // Every name looked up once: each item's class and dependencies as node numbers, the
     // dependencies of item `i` at `dep_nodes[dep_start[i]..dep_start[i + 1]]`.
-    let class_node: Vec<Option<NodeIndex>> = items
-        .iter()
-        .map(|item| index.get(item.class.as_ref()).copied())
+    let class_node: Vec<Option<NodeIndex>> = (0..count)
+        .map(|i| index.get(items.class(i)).copied())
         .collect();
-    let mut dep_start: Vec<usize> = Vec::with_capacity(items.len() + 1);
+    let mut dep_start: Vec<usize> = Vec::with_capacity(count + 1);
     let mut dep_nodes: Vec<NodeIndex> = Vec::new();
-    for item in items {
+    for i in 0..count {
         dep_start.push(dep_nodes.len());
-        dep_nodes.extend(
-            item.deps
-                .iter()
-                .filter_map(|d| index.get(d.as_ref()).copied()),
-        );
+        dep_nodes.extend(items.deps(i).filter_map(|d| index.get(d).copied()));
     }
     dep_start.push(dep_nodes.len());
     let deps_of = |i: usize| -> &[NodeIndex] {
@@ -74,6 +105,8 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
         }
     };
     drop(index);
+    // Whether item `i` depends on anything (every dependency has a node).
+    let has_deps = |i: usize| !deps_of(i).is_empty();
 
     let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     for (i, from) in class_node.iter().enumerate() {
@@ -109,7 +142,7 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
         }
     }
 
-    let mut wave = vec![0usize; items.len()];
+    let mut wave = vec![0usize; count];
     // The highest wave among a class's items; None for a class without items.
     let mut class_max: Vec<Option<usize>> = vec![None; graph.node_count()];
     let mut cycles = Vec::new();
@@ -127,7 +160,6 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
             );
         }
         for &i in &members {
-            let Some(item) = items.get(i) else { continue };
             let mut base = 0usize;
             for dep in deps_of(i) {
                 if component.get(dep.index()) == Some(&c) {
@@ -140,13 +172,13 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
             if let Some(slot) = wave.get_mut(i) {
                 *slot = base;
             }
-            if !item.deps.is_empty() {
+            if has_deps(i) {
                 shared = shared.max(base);
             }
         }
         if cyclic {
             for &i in &members {
-                if items.get(i).is_some_and(|item| !item.deps.is_empty()) {
+                if has_deps(i) {
                     if let Some(slot) = wave.get_mut(i) {
                         *slot = shared;
                     }
@@ -154,7 +186,7 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
             }
             let mut names: Vec<String> = scc
                 .iter()
-                .filter_map(|n| graph.node_weight(*n).cloned())
+                .filter_map(|n| names.get(n.index()).map(|name| (*name).to_string()))
                 .collect();
             names.sort();
             cycles.push(names);

@@ -381,6 +381,65 @@ impl Names {
     }
 }
 
+/// Names in a given order, repeats kept, in one buffer (one allocation per list instead of
+/// one per name). Names never contain a newline, which separates them (one is replaced by a
+/// space).
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct NameList {
+    buf: String,
+}
+
+impl NameList {
+    /// The names in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + Clone + '_ {
+        self.buf.split_terminator('\n')
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.buf.bytes().filter(|&b| b == b'\n').count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The names as owned strings.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for NameList {
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
+        let mut buf = String::new();
+        for name in names {
+            let name = name.as_ref();
+            if name.contains('\n') {
+                buf.push_str(&name.replace('\n', " "));
+            } else {
+                buf.push_str(name);
+            }
+            buf.push('\n');
+        }
+        buf.shrink_to_fit();
+        NameList { buf }
+    }
+}
+
+impl std::fmt::Debug for NameList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for NameList {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 impl std::fmt::Debug for Names {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
@@ -390,5 +449,25 @@ impl std::fmt::Debug for Names {
 impl<S: AsRef<str>> PartialEq<Vec<S>> for Names {
     fn eq(&self, other: &Vec<S>) -> bool {
         self.iter().eq(other.iter().map(AsRef::as_ref))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_list_keeps_order_and_repeats_and_serializes_as_a_list() {
+        let list: NameList = ["sync", "audit", "sync", "bad\nname"].into_iter().collect();
+        assert_eq!(list.to_vec(), vec!["sync", "audit", "sync", "bad name"]);
+        assert_eq!(list.len(), 4);
+        assert!(!list.is_empty());
+        assert_eq!(
+            serde_json::to_string(&list).ok().as_deref(),
+            Some(r#"["sync","audit","sync","bad name"]"#)
+        );
+        let empty: NameList = std::iter::empty::<&str>().collect();
+        assert!(empty.is_empty());
+        assert_eq!(serde_json::to_string(&empty).ok().as_deref(), Some("[]"));
     }
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::discover::{waves, FilePlan, Item, Plan, Zone};
 use crate::git::ChangeKind;
-use crate::index::MethodKind;
+use crate::index::{MethodKind, NameList};
 
 use super::{Format, Streamed};
 
@@ -129,7 +129,7 @@ pub struct ItemOut<'a> {
     /// In-scope classes it depends on.
     pub cross_class_deps: Vec<DepOut<'a>>,
     /// Private methods it calls, transitively.
-    pub absorbed_private_methods: &'a [String],
+    pub absorbed_private_methods: &'a NameList,
 }
 
 /// A dependency.
@@ -622,7 +622,7 @@ impl DiscoverAnswer {
                     let _ = writeln!(out, "  {}{detail}", file.map_or("", FilePlan::path));
                 }
                 let mark = if item.selected { "x" } else { " " };
-                let deps: Vec<&str> = item.deps.keys().map(String::as_str).collect();
+                let deps: Vec<&str> = item.deps.keys().collect();
                 let deps = if deps.is_empty() {
                     String::new()
                 } else {
