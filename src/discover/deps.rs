@@ -4,7 +4,7 @@
 //! plus instance variables and parameters whose names camelize to a class in scope
 //! (`@payment` → `Payment`).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::index::{FileFacts, MethodFacts, MethodKind, Names, Visibility};
@@ -77,8 +77,10 @@ impl<'a> Absorber<'a> {
 /// The classes and modules defined in the files in scope, for constant resolution.
 #[derive(Debug, Default)]
 pub struct Known {
+    /// Each class's number (its index in `names`).
+    ids: HashMap<Arc<str>, u32, FxBuild>,
     /// Shared: every dependency on a class holds this one copy of its name.
-    classes: HashSet<Arc<str>, FxBuild>,
+    names: Vec<Arc<str>>,
     namespaces: HashSet<String, FxBuild>,
 }
 
@@ -102,7 +104,11 @@ impl Known {
     }
 
     fn add(&mut self, name: &str) {
-        if self.classes.insert(Arc::from(name)) {
+        if !self.ids.contains_key(name) {
+            let shared: Arc<str> = Arc::from(name);
+            let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+            self.ids.insert(Arc::clone(&shared), id);
+            self.names.push(shared);
             let mut prefix = String::new();
             for (i, part) in name.split("::").enumerate() {
                 if i > 0 {
@@ -118,12 +124,33 @@ impl Known {
 
     /// Whether `name` is a class or module defined in scope.
     pub fn contains(&self, name: &str) -> bool {
-        self.classes.contains(name)
+        self.ids.contains_key(name)
+    }
+
+    /// The number of a class in scope: classes are numbered 0.. in the order they were
+    /// added, so the planner's wave computation works on numbers, not names.
+    pub fn id(&self, name: &str) -> Option<u32> {
+        self.ids.get(name).copied()
+    }
+
+    /// The name of class number `id`.
+    pub fn name(&self, id: u32) -> Option<&str> {
+        self.names.get(id as usize).map(|n| &**n)
+    }
+
+    /// Number of classes.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no class is known.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
     }
 
     /// Every known class, sorted.
     pub fn all(&self) -> impl Iterator<Item = &str> {
-        let mut all: Vec<&str> = self.classes.iter().map(|c| &**c).collect();
+        let mut all: Vec<&str> = self.names.iter().map(|c| &**c).collect();
         all.sort_unstable();
         all.into_iter()
     }
@@ -144,6 +171,16 @@ impl Known {
         path: &str,
         absolute: bool,
     ) -> Option<(Arc<str>, bool)> {
+        self.resolve_core(nesting, path, absolute)
+            .map(|(class, _, whole)| (Arc::clone(class), whole))
+    }
+
+    fn resolve_core(
+        &self,
+        nesting: &[String],
+        path: &str,
+        absolute: bool,
+    ) -> Option<(&Arc<str>, u32, bool)> {
         // Runs for every constant, ivar, parameter and receiver of every method: one
         // buffer, no allocation unless a class is found.
         let (first, rest) = match path.split_once("::") {
@@ -168,8 +205,8 @@ impl Known {
             }
             // Found where the first segment lives; descend as far as the path is known.
             let mut best = self
-                .classes
-                .contains(current.as_str())
+                .ids
+                .contains_key(current.as_str())
                 .then_some((current.len(), rest.is_none()));
             if let Some(rest) = rest {
                 let mut parts = rest.split("::").peekable();
@@ -179,16 +216,16 @@ impl Known {
                     if !self.namespaces.contains(current.as_str()) {
                         break;
                     }
-                    if self.classes.contains(current.as_str()) {
+                    if self.ids.contains_key(current.as_str()) {
                         best = Some((current.len(), parts.peek().is_none()));
                     }
                 }
             }
             return best.and_then(|(len, whole)| {
                 current.truncate(len);
-                self.classes
-                    .get(current.as_str())
-                    .map(|class| (Arc::clone(class), whole))
+                self.ids
+                    .get_key_value(current.as_str())
+                    .map(|(class, &id)| (class, id, whole))
             });
         }
         None
@@ -254,32 +291,43 @@ impl std::hash::Hasher for FxHasher {
 /// class (most of `discover --all`'s memory on a large codebase).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Deps {
-    list: Vec<(Arc<str>, Names)>,
+    /// (class, its number in [`Known`] (`u32::MAX` when not numbered), methods called).
+    list: Vec<(Arc<str>, u32, Names)>,
 }
 
 impl Deps {
     /// The classes, sorted.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.list.iter().map(|(class, _)| &**class)
+        self.list.iter().map(|(class, _, _)| &**class)
+    }
+
+    /// The classes' numbers in the [`Known`] they were resolved with, in the order of
+    /// [`Deps::keys`] (`None` for a list not made by resolution).
+    pub fn ids(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.list
+            .iter()
+            .map(|&(_, id, _)| (id != u32::MAX).then_some(id))
     }
 
     /// The classes, sorted, as owned strings.
     pub fn into_keys(self) -> impl Iterator<Item = String> {
-        self.list.into_iter().map(|(class, _)| class.to_string())
+        self.list.into_iter().map(|(class, _, _)| class.to_string())
     }
 
     /// Each class with the methods called on it.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Names)> {
-        self.list.iter().map(|(class, methods)| (&**class, methods))
+        self.list
+            .iter()
+            .map(|(class, _, methods)| (&**class, methods))
     }
 
     /// The methods called on `class`, when it is a dependency.
     pub fn get(&self, class: &str) -> Option<&Names> {
         self.list
-            .binary_search_by(|(c, _)| (**c).cmp(class))
+            .binary_search_by(|(c, _, _)| (**c).cmp(class))
             .ok()
             .and_then(|i| self.list.get(i))
-            .map(|(_, methods)| methods)
+            .map(|(_, _, methods)| methods)
     }
 
     /// Number of classes.
@@ -295,9 +343,9 @@ impl Deps {
 
 impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
     fn from(map: BTreeMap<String, BTreeSet<String>>) -> Self {
-        let mut list: Vec<(Arc<str>, Names)> = map
+        let mut list: Vec<(Arc<str>, u32, Names)> = map
             .into_iter()
-            .map(|(class, methods)| (Arc::from(class), Names::from_strings(methods)))
+            .map(|(class, methods)| (Arc::from(class), u32::MAX, Names::from_strings(methods)))
             .collect();
         list.shrink_to_fit();
         Deps { list }
@@ -470,49 +518,42 @@ pub fn resolve_refs(
     classes: &[String],
     known: &Known,
 ) -> Deps {
-    let mut deps: Vec<(Arc<str>, Vec<&str>)> = Vec::new();
-    let entry = |deps: &mut Vec<(Arc<str>, Vec<&str>)>, class: Arc<str>| -> usize {
-        match deps.iter().position(|(c, _)| *c == class) {
-            Some(i) => i,
-            None => {
-                deps.push((class, Vec::new()));
-                deps.len() - 1
-            }
-        }
-    };
+    let mut deps: Vec<(Arc<str>, u32, Vec<&str>)> = Vec::new();
     for r in refs.iter() {
         let nesting: &[String] = r
             .scope
             .and_then(|s| nestings.get(s))
             .map_or(&[][..], Vec::as_slice);
-        let resolved = match r.kind {
-            RefKind::Constant | RefKind::Absolute => {
-                known.resolve_full(nesting, r.name, r.kind == RefKind::Absolute)
-            }
-            // Methods called on a variable count whatever part of the name was found.
-            RefKind::Variable => known.resolve(nesting, r.name, false).map(|c| (c, true)),
-        };
-        let Some((class, whole)) = resolved else {
+        let resolved = known.resolve_core(nesting, r.name, r.kind == RefKind::Absolute);
+        let Some((class, id, whole)) = resolved else {
             continue;
         };
-        let at = entry(&mut deps, class);
+        // Methods called on a variable count whatever part of the name was found.
+        let whole = whole || r.kind == RefKind::Variable;
+        let at = match deps.iter().position(|&(_, d, _)| d == id) {
+            Some(at) => at,
+            None => {
+                deps.push((Arc::clone(class), id, Vec::new()));
+                deps.len() - 1
+            }
+        };
         // Methods called on the class itself (`Payment.find`), not on a constant inside it
         // (`Payment::STATUSES.include?`).
         if whole {
-            if let Some((_, methods)) = deps.get_mut(at) {
+            if let Some((_, _, methods)) = deps.get_mut(at) {
                 methods.extend(r.methods());
             }
         }
     }
     let nested_prefix = format!("{owner}::");
-    deps.retain(|(class, _)| {
+    deps.retain(|(class, _, _)| {
         &**class != owner
             && !(class.starts_with(&nested_prefix) && classes.iter().any(|c| **c == **class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut list: Vec<(Arc<str>, Names)> = deps
+    let mut list: Vec<(Arc<str>, u32, Names)> = deps
         .into_iter()
-        .map(|(class, mut methods)| (class, Names::from_unsorted_str(&mut methods)))
+        .map(|(class, id, mut methods)| (class, id, Names::from_unsorted_str(&mut methods)))
         .collect();
     list.shrink_to_fit();
     Deps { list }

@@ -78,6 +78,9 @@ pub struct Item {
     pub method_id: String,
     /// Length of the class name at the start of `method_id`.
     owner_len: usize,
+    /// The class's number among the classes in scope (`None`: not a class statement of
+    /// the files planned, such as `Object` for top-level defs).
+    class_id: Option<u32>,
     /// Instance or singleton.
     pub kind: MethodKind,
     /// `[def, end]`.
@@ -280,21 +283,44 @@ pub fn prepare(source: Source) -> Prepared {
     }
 }
 
-/// The plan's items as the wave computation reads them.
-struct PlanItems<'a>(&'a [Item]);
-
-impl waves::Input for PlanItems<'_> {
-    fn count(&self) -> usize {
-        self.0.len()
+/// The waves of the plan's items, on the numbers their classes got when they were
+/// resolved (no name is hashed here). Owners that are not class statements of the files
+/// planned (`Object`) get numbers after the known classes.
+fn number_and_compute(items: &[Item], known: &deps::Known) -> waves::Waves {
+    let mut extra: Vec<&str> = items
+        .iter()
+        .filter(|i| i.class_id.is_none())
+        .map(Item::class_name)
+        .collect();
+    extra.sort_unstable();
+    extra.dedup();
+    let first_extra = known.len();
+    let mut numbered = waves::Numbered {
+        nodes: first_extra + extra.len(),
+        class: items
+            .iter()
+            .map(|i| {
+                i.class_id.or_else(|| {
+                    let at = extra.binary_search(&i.class_name()).ok()?;
+                    u32::try_from(first_extra + at).ok()
+                })
+            })
+            .collect(),
+        dep_start: Vec::with_capacity(items.len() + 1),
+        dep_nodes: Vec::with_capacity(items.iter().map(|i| i.deps.len()).sum()),
+    };
+    for item in items {
+        numbered.dep_start.push(numbered.dep_nodes.len());
+        numbered.dep_nodes.extend(item.deps.ids().flatten());
     }
-
-    fn class(&self, i: usize) -> &str {
-        self.0.get(i).map_or("", Item::class_name)
-    }
-
-    fn deps(&self, i: usize) -> impl Iterator<Item = &str> {
-        self.0.get(i).into_iter().flat_map(|item| item.deps.keys())
-    }
+    numbered.dep_start.push(numbered.dep_nodes.len());
+    waves::compute_numbered(&numbered, |n| {
+        let name = match n.checked_sub(first_extra) {
+            None => u32::try_from(n).ok().and_then(|id| known.name(id)),
+            Some(at) => extra.get(at).copied(),
+        };
+        name.unwrap_or_default().to_string()
+    })
 }
 
 /// A red-zone file whose methods are all new.
@@ -377,8 +403,8 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
             warnings.extend(warning);
         }
     }
+    let computed = number_and_compute(&items, &known);
     drop(known);
-    let computed = waves::compute_on(&PlanItems(&items));
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
@@ -508,6 +534,7 @@ fn plan_file(
         items.push(Item {
             file: file_index,
             method: m.index,
+            class_id: known.id(m.owner()),
             method_id: m.id,
             owner_len: m.owner_len,
             kind: m.kind,

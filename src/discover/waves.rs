@@ -64,15 +64,28 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     compute_on(items)
 }
 
+/// Items already numbered: node `n` is a class, `class[i]` the node of item `i`'s class,
+/// and item `i` depends on the nodes `dep_nodes[dep_start[i]..dep_start[i + 1]]`
+/// (`dep_start` has one more entry than there are items). The planner numbers classes
+/// when it resolves them, so its wave computation hashes no names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Numbered {
+    /// Number of nodes.
+    pub nodes: usize,
+    /// Each item's class node.
+    pub class: Vec<Option<u32>>,
+    /// Where each item's dependencies start in `dep_nodes`.
+    pub dep_start: Vec<usize>,
+    /// Every item's dependencies, item after item.
+    pub dep_nodes: Vec<u32>,
+}
+
 /// [`compute`] on any [`Input`].
 pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
     let count = items.count();
-    // Nodes carry no weight: node n is names[n] (no copy of every class name).
-    let mut graph: DiGraph<(), ()> = DiGraph::new();
     // Looked up for every dependency of every item: a hash map, not a tree of string
-    // comparisons. Node numbers come from the sorted names, so the result is the same.
-    let mut index: HashMap<&str, NodeIndex, FxBuild> = HashMap::default();
-    // Classes in sorted order so node numbering does not depend on input order.
+    // comparisons. Node numbers come from the sorted names.
+    let mut index: HashMap<&str, u32, FxBuild> = HashMap::default();
     let mut unique: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
     for i in 0..count {
         unique.insert(items.class(i));
@@ -82,36 +95,65 @@ pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
     let mut names: Vec<&str> = unique.into_iter().collect();
     names.sort_unstable();
     index.reserve(names.len());
-    graph.reserve_nodes(names.len());
-    for &name in &names {
-        index.insert(name, graph.add_node(()));
+    for (n, &name) in names.iter().enumerate() {
+        index.insert(name, u32::try_from(n).unwrap_or(u32::MAX));
     }
-    // Every name looked up once: each item's class and dependencies as node numbers, the
-    // dependencies of item `i` at `dep_nodes[dep_start[i]..dep_start[i + 1]]`.
-    let class_node: Vec<Option<NodeIndex>> = (0..count)
-        .map(|i| index.get(items.class(i)).copied())
-        .collect();
-    let mut dep_start: Vec<usize> = Vec::with_capacity(count + 1);
-    let mut dep_nodes: Vec<NodeIndex> = Vec::new();
+    // Every name looked up once.
+    let mut numbered = Numbered {
+        nodes: names.len(),
+        class: (0..count)
+            .map(|i| index.get(items.class(i)).copied())
+            .collect(),
+        dep_start: Vec::with_capacity(count + 1),
+        dep_nodes: Vec::new(),
+    };
     for i in 0..count {
-        dep_start.push(dep_nodes.len());
-        dep_nodes.extend(items.deps(i).filter_map(|d| index.get(d).copied()));
+        numbered.dep_start.push(numbered.dep_nodes.len());
+        numbered
+            .dep_nodes
+            .extend(items.deps(i).filter_map(|d| index.get(d).copied()));
     }
-    dep_start.push(dep_nodes.len());
-    let deps_of = |i: usize| -> &[NodeIndex] {
-        match (dep_start.get(i), dep_start.get(i + 1)) {
-            (Some(&a), Some(&b)) => dep_nodes.get(a..b).unwrap_or_default(),
+    numbered.dep_start.push(numbered.dep_nodes.len());
+    drop(index);
+    compute_numbered(&numbered, |n| {
+        names.get(n).map_or_else(String::new, |s| (*s).to_string())
+    })
+}
+
+/// [`compute`] on numbered items; `name` names a node (for the cycles).
+pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Waves {
+    let count = items.class.len();
+    let node = |n: u32| NodeIndex::new(n as usize);
+    let class_node: Vec<Option<NodeIndex>> = items.class.iter().map(|c| c.map(node)).collect();
+    let deps_of = |i: usize| -> &[u32] {
+        match (items.dep_start.get(i), items.dep_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => items.dep_nodes.get(a..b).unwrap_or_default(),
             _ => &[],
         }
     };
-    drop(index);
-    // Whether item `i` depends on anything (every dependency has a node).
+    // Whether item `i` depends on anything.
     let has_deps = |i: usize| !deps_of(i).is_empty();
+    // Nodes carry no weight (no copy of every class name).
+    let mut graph: DiGraph<(), ()> = DiGraph::new();
+    // Every node number used must exist, whatever `nodes` says.
+    let highest = items
+        .class
+        .iter()
+        .flatten()
+        .chain(items.dep_nodes.iter())
+        .map(|&n| n as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let nodes = items.nodes.max(highest);
+    graph.reserve_nodes(nodes);
+    for _ in 0..nodes {
+        graph.add_node(());
+    }
 
     let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
     for (i, from) in class_node.iter().enumerate() {
         let Some(from) = *from else { continue };
-        for &to in deps_of(i) {
+        for to in deps_of(i).iter().map(|&n| node(n)) {
             if from != to {
                 edges.push((from, to));
             }
@@ -161,11 +203,12 @@ pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
         }
         for &i in &members {
             let mut base = 0usize;
-            for dep in deps_of(i) {
-                if component.get(dep.index()) == Some(&c) {
+            for &dep in deps_of(i) {
+                let dep = dep as usize;
+                if component.get(dep) == Some(&c) {
                     continue;
                 }
-                if let Some(max) = class_max.get(dep.index()).copied().flatten() {
+                if let Some(max) = class_max.get(dep).copied().flatten() {
                     base = base.max(max + 1);
                 }
             }
@@ -184,10 +227,7 @@ pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
                     }
                 }
             }
-            let mut names: Vec<String> = scc
-                .iter()
-                .filter_map(|n| names.get(n.index()).map(|name| (*name).to_string()))
-                .collect();
+            let mut names: Vec<String> = scc.iter().map(|n| name(n.index())).collect();
             names.sort();
             cycles.push(names);
         }
