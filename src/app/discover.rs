@@ -269,7 +269,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         discover::plan_prepared(planned, &settings)
     });
     if ids_for_filter_check {
-        let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.clone()).collect();
+        let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.to_string()).collect();
         for pattern in settings.filter.unmatched(&ids) {
             warnings.push(format!("method pattern {pattern:?} matched no method"));
         }
@@ -424,7 +424,7 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
             method_mode: item.mode.as_str(),
             line_range: [item.line_range.0, item.line_range.1],
             selected: item.selected,
-            skip_reason: item.skip_reason.clone(),
+            skip_reason: item.skip_reason.as_deref().map(str::to_string),
         })
         .collect();
     if methods_to_analyze.is_empty() {
@@ -548,8 +548,8 @@ fn write_debug(
     let mut waves: Vec<(usize, Vec<String>)> = Vec::new();
     for item in &items {
         match waves.iter_mut().find(|(w, _)| *w == item.wave) {
-            Some((_, ids)) => ids.push(item.method_id.clone()),
-            None => waves.push((item.wave, vec![item.method_id.clone()])),
+            Some((_, ids)) => ids.push(item.method_id.to_string()),
+            None => waves.push((item.wave, vec![item.method_id.to_string()])),
         }
     }
     waves.sort();
@@ -582,7 +582,7 @@ fn write_debug(
             .iter()
             .map(|item| DebugMethod {
                 name: item.method_name().to_string(),
-                method_id: item.method_id.clone(),
+                method_id: item.method_id.to_string(),
                 wave: item.wave,
                 cross_class_deps: deps_out(item),
                 absorbed_private_methods: item.absorbed.to_vec(),

@@ -143,6 +143,11 @@ impl Known {
         self.names.len()
     }
 
+    /// The class names by number, the rest (the lookup tables) freed.
+    pub fn into_names(self) -> Vec<Arc<str>> {
+        self.names
+    }
+
     /// Whether no class is known.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
@@ -292,7 +297,7 @@ impl std::hash::Hasher for FxHasher {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Deps {
     /// (class, its number in [`Known`] (`u32::MAX` when not numbered), methods called).
-    list: Vec<(Arc<str>, u32, Names)>,
+    list: Box<[(Arc<str>, u32, Names)]>,
 }
 
 impl Deps {
@@ -311,7 +316,10 @@ impl Deps {
 
     /// The classes, sorted, as owned strings.
     pub fn into_keys(self) -> impl Iterator<Item = String> {
-        self.list.into_iter().map(|(class, _, _)| class.to_string())
+        self.list
+            .into_vec()
+            .into_iter()
+            .map(|(class, _, _)| class.to_string())
     }
 
     /// Each class with the methods called on it.
@@ -343,12 +351,13 @@ impl Deps {
 
 impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
     fn from(map: BTreeMap<String, BTreeSet<String>>) -> Self {
-        let mut list: Vec<(Arc<str>, u32, Names)> = map
+        let list: Vec<(Arc<str>, u32, Names)> = map
             .into_iter()
             .map(|(class, methods)| (Arc::from(class), u32::MAX, Names::from_strings(methods)))
             .collect();
-        list.shrink_to_fit();
-        Deps { list }
+        Deps {
+            list: list.into_boxed_slice(),
+        }
     }
 }
 
@@ -363,7 +372,7 @@ impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
 /// unique, their methods too; names never hold a tab or a newline (replaced by a space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refs {
-    buf: String,
+    buf: Box<str>,
 }
 
 /// One record of [`Refs`].
@@ -469,8 +478,9 @@ impl Refs {
         if last.is_some() {
             buf.push('\n');
         }
-        buf.shrink_to_fit();
-        Refs { buf }
+        Refs {
+            buf: buf.into_boxed_str(),
+        }
     }
 
     /// The records, sorted.
@@ -494,7 +504,7 @@ impl Refs {
 
     /// Bytes held.
     pub fn heap_size(&self) -> usize {
-        self.buf.capacity()
+        self.buf.len()
     }
 }
 
@@ -551,12 +561,13 @@ pub fn resolve_refs(
             && !(class.starts_with(&nested_prefix) && classes.iter().any(|c| **c == **class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut list: Vec<(Arc<str>, u32, Names)> = deps
+    let list: Vec<(Arc<str>, u32, Names)> = deps
         .into_iter()
         .map(|(class, id, mut methods)| (class, id, Names::from_unsorted_str(&mut methods)))
         .collect();
-    list.shrink_to_fit();
-    Deps { list }
+    Deps {
+        list: list.into_boxed_slice(),
+    }
 }
 
 /// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,

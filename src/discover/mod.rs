@@ -72,12 +72,12 @@ pub struct Item {
     /// Index into [`Plan::files`].
     pub file: usize,
     /// Index into that file's `facts.methods`.
-    pub method: usize,
+    pub method: u32,
     /// `Class#name` or `Class.name`: the owning class and the method name are read from it
     /// ([`Item::class_name`], [`Item::method_name`]), not kept twice.
-    pub method_id: String,
+    pub method_id: Box<str>,
     /// Length of the class name at the start of `method_id`.
-    owner_len: usize,
+    owner_len: u32,
     /// The class's number among the classes in scope (`None`: not a class statement of
     /// the files planned, such as `Object` for top-level defs).
     class_id: Option<u32>,
@@ -90,7 +90,7 @@ pub struct Item {
     /// Whether the pipeline should analyze it.
     pub selected: bool,
     /// Why not, when not selected.
-    pub skip_reason: Option<String>,
+    pub skip_reason: Option<Box<str>>,
     /// Classes in scope it depends on, with the methods called on them.
     pub deps: Deps,
     /// Private and protected methods it calls, transitively.
@@ -102,12 +102,16 @@ pub struct Item {
 impl Item {
     /// Owning class.
     pub fn class_name(&self) -> &str {
-        self.method_id.get(..self.owner_len).unwrap_or_default()
+        self.method_id
+            .get(..self.owner_len as usize)
+            .unwrap_or_default()
     }
 
     /// Method name.
     pub fn method_name(&self) -> &str {
-        self.method_id.get(self.owner_len + 1..).unwrap_or_default()
+        self.method_id
+            .get(self.owner_len as usize + 1..)
+            .unwrap_or_default()
     }
 }
 
@@ -198,10 +202,10 @@ impl Prepared {
 /// A public method of a [`Prepared`] file.
 #[derive(Debug, Clone)]
 struct PublicMethod {
-    index: usize,
+    index: u32,
     /// The method id; the owner is its first `owner_len` bytes.
-    id: String,
-    owner_len: usize,
+    id: Box<str>,
+    owner_len: u32,
     kind: MethodKind,
     line_range: (u32, u32),
     mode: MethodMode,
@@ -211,7 +215,7 @@ struct PublicMethod {
 
 impl PublicMethod {
     fn owner(&self) -> &str {
-        self.id.get(..self.owner_len).unwrap_or_default()
+        self.id.get(..self.owner_len as usize).unwrap_or_default()
     }
 }
 
@@ -239,9 +243,10 @@ pub fn prepare(source: Source) -> Prepared {
         }
         let absorbed = absorber.absorbed(i);
         public.push(PublicMethod {
-            index: i,
-            id: m.id(),
-            owner_len: m.owner.len(),
+            index: u32::try_from(i).unwrap_or(u32::MAX),
+            id: m.id().into_boxed_str(),
+            // An owner name is never near 4 GiB (files over max_file_size are not parsed).
+            owner_len: u32::try_from(m.owner.len()).unwrap_or(u32::MAX),
             kind: m.kind,
             line_range: m.line_range,
             mode: modes.get(i).copied().unwrap_or(MethodMode::New),
@@ -286,7 +291,7 @@ pub fn prepare(source: Source) -> Prepared {
 /// The waves of the plan's items, on the numbers their classes got when they were
 /// resolved (no name is hashed here). Owners that are not class statements of the files
 /// planned (`Object`) get numbers after the known classes.
-fn number_and_compute(items: &[Item], known: &deps::Known) -> waves::Waves {
+fn number_and_compute(items: &[Item], known: &[std::sync::Arc<str>]) -> waves::Waves {
     let mut extra: Vec<&str> = items
         .iter()
         .filter(|i| i.class_id.is_none())
@@ -316,7 +321,7 @@ fn number_and_compute(items: &[Item], known: &deps::Known) -> waves::Waves {
     numbered.dep_start.push(numbered.dep_nodes.len());
     waves::compute_numbered(&numbered, |n| {
         let name = match n.checked_sub(first_extra) {
-            None => u32::try_from(n).ok().and_then(|id| known.name(id)),
+            None => known.get(n).map(|name| &**name),
             Some(at) => extra.get(at).copied(),
         };
         name.unwrap_or_default().to_string()
@@ -403,8 +408,10 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
             warnings.extend(warning);
         }
     }
-    let computed = number_and_compute(&items, &known);
-    drop(known);
+    // Only the names are needed from here (for the cycles).
+    let names = known.into_names();
+    let computed = number_and_compute(&items, &names);
+    drop(names);
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
@@ -522,14 +529,15 @@ fn plan_file(
                 Some(format!(
                     "Custom: not the file's main class ({}); the pipeline handles one class per file",
                     class_name.as_deref().unwrap_or("none")
-                )),
+                )
+                .into()),
             )
         } else if !settings.filter.keeps(&m.id) {
-            (false, Some(select::PATTERN_FILTER.to_string()))
+            (false, Some(select::PATTERN_FILTER.into()))
         } else if settings.select_all || m.mode != MethodMode::Unchanged {
             (true, None)
         } else {
-            (false, Some(UNCHANGED.to_string()))
+            (false, Some(UNCHANGED.into()))
         };
         items.push(Item {
             file: file_index,
@@ -617,7 +625,7 @@ mod tests {
             .iter()
             .map(|i| {
                 (
-                    i.method_id.clone(),
+                    i.method_id.to_string(),
                     i.wave,
                     i.deps.keys().map(str::to_string).collect(),
                 )
@@ -650,14 +658,7 @@ mod tests {
         let listed: Vec<(&str, MethodMode, bool, Option<&str>)> = plan
             .items
             .iter()
-            .map(|i| {
-                (
-                    i.method_id.as_str(),
-                    i.mode,
-                    i.selected,
-                    i.skip_reason.as_deref(),
-                )
-            })
+            .map(|i| (&*i.method_id, i.mode, i.selected, i.skip_reason.as_deref()))
             .collect();
         assert_eq!(
             listed,
@@ -711,7 +712,7 @@ mod tests {
             .iter()
             .map(|i| {
                 (
-                    i.method_id.as_str(),
+                    &*i.method_id,
                     i.class_name(),
                     i.method_name(),
                     i.wave,

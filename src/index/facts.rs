@@ -303,7 +303,7 @@ pub struct ReceiverCall<'a> {
 /// contain a newline, which separates them.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Names {
-    buf: String,
+    buf: Box<str>,
 }
 
 impl Names {
@@ -319,7 +319,9 @@ impl Names {
             }
             buf.push('\n');
         }
-        Names { buf }
+        Names {
+            buf: buf.into_boxed_str(),
+        }
     }
 
     /// Builds from borrowed names that may repeat and come in any order (newlines become
@@ -336,7 +338,9 @@ impl Names {
             }
             buf.push('\n');
         }
-        Names { buf }
+        Names {
+            buf: buf.into_boxed_str(),
+        }
     }
 
     /// Builds from owned strings (sorted and deduplicated here).
@@ -352,7 +356,9 @@ impl Names {
             buf.push_str(&name);
             buf.push('\n');
         }
-        Names { buf }
+        Names {
+            buf: buf.into_boxed_str(),
+        }
     }
 
     /// The names in order.
@@ -386,7 +392,7 @@ impl Names {
 /// space).
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct NameList {
-    buf: String,
+    buf: Box<str>,
 }
 
 impl NameList {
@@ -423,8 +429,9 @@ impl<S: AsRef<str>> FromIterator<S> for NameList {
             }
             buf.push('\n');
         }
-        buf.shrink_to_fit();
-        NameList { buf }
+        NameList {
+            buf: buf.into_boxed_str(),
+        }
     }
 }
 

@@ -443,7 +443,7 @@ impl DiscoverAnswer {
         s.serialize_field(
             "dependency_graph",
             &GraphOut {
-                nodes: Seq(|| plan.items.iter().map(|i| i.method_id.as_str())),
+                nodes: Seq(|| plan.items.iter().map(|i| &*i.method_id)),
                 edges: Seq(|| edges_of(plan)),
             },
         )?;
@@ -526,7 +526,7 @@ impl DiscoverAnswer {
         y.strings(
             &mut graph,
             "nodes",
-            plan.items.iter().map(|i| i.method_id.as_str()),
+            plan.items.iter().map(|i| &*i.method_id),
         )?;
         let no_edges = plan.items.iter().all(|i| i.deps.is_empty());
         if let Some(level) = y.seq(&mut graph, "edges", no_edges)? {
