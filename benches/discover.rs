@@ -5,7 +5,8 @@
 //!   prism alone reading and parsing the same files on the same threads (a rayon pool, as
 //!   discover uses). The ratio discover / prism is printed after the group (target: at most
 //!   1.25x), with the gain of the second thread (target: at least 1.7x) and the time per
-//!   file at each size (linear growth).
+//!   file at each size (linear growth), and the peak memory of the binary's own run at
+//!   each size (target: under 300 MB at 50k).
 //! - branch mode with 20 changed files (16 edited, 4 added) in repositories of 5k and 50k
 //!   files (target: under 300 ms at 50k). The bytes read by the run are printed: branch mode
 //!   must not read unchanged files.
@@ -134,6 +135,10 @@ fn bench_all(c: &mut Criterion) {
                 |b| b.iter_custom(|iters| prism.time(iters, || prism_alone(&files, threads))),
             );
             let (d, p) = (ours.median(), prism.median());
+            // A filtered run (`cargo bench -- NAME`) leaves some unmeasured.
+            if d.is_zero() || p.is_zero() {
+                continue;
+            }
             summary.push(format!(
                 "discover --all {name} ({} files, {:.1} MiB), {threads} thread(s): discover {} / prism {} = {:.2}x (target <= 1.25x)",
                 files.len(),
@@ -159,9 +164,55 @@ fn bench_all(c: &mut Criterion) {
             d.as_secs_f64() * 1e6 / *n as f64
         ));
     }
+    for (name, root) in targets(&[10_000, 50_000]) {
+        summary.push(peak_memory(&name, &root));
+    }
     for line in summary {
         eprintln!("{line}");
     }
+}
+
+/// Peak memory of the binary's `discover --all --no-metadata` on `root`, three runs (the
+/// `peak_rss_kb` its `--timings` block reports; the answer goes to a file under `target/`).
+fn peak_memory(name: &str, root: &Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let bin = env!("CARGO_BIN_EXE_rspec-scout");
+    let out_path = root.with_extension("answer.yaml");
+    let mut peaks: Vec<u64> = Vec::new();
+    for _ in 0..3 {
+        let out = std::fs::File::create(&out_path).expect("answer file");
+        let status = std::process::Command::new(bin)
+            .args(["discover", "--all", "--no-metadata", "--timings", "--root"])
+            .arg(root)
+            .stdout(out)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("run rspec-scout");
+        assert!(status.success(), "discover --all failed on {name}");
+        let mut file = std::fs::File::open(&out_path).expect("answer");
+        let len = file.metadata().expect("answer size").len();
+        file.seek(SeekFrom::Start(len.saturating_sub(512)))
+            .expect("seek");
+        let mut tail = String::new();
+        file.read_to_string(&mut tail).expect("answer tail");
+        let peak = tail
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("peak_rss_kb: "))
+            .and_then(|v| v.parse().ok())
+            .expect("peak_rss_kb in the answer");
+        peaks.push(peak);
+    }
+    let _ = std::fs::remove_file(&out_path);
+    peaks.sort_unstable();
+    format!(
+        "discover --all {name}, whole process: peak memory {} MB (three runs: {}) (target < 300 MB at 50k)",
+        peaks.get(1).copied().unwrap_or(0) / 1024,
+        peaks
+            .iter()
+            .map(|p| format!("{} MB", p / 1024))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn bench_branch(c: &mut Criterion) {
