@@ -12,9 +12,9 @@ use super::deps::FxBuild;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-/// One wave item: the class that owns it and the classes it depends on. Owned names by
-/// default; the planner passes names borrowed from its items (`Item<&str>`), which saves a
-/// copy of every class name of a large codebase.
+/// One wave item: the class that owns it and the classes it depends on, by name ([`compute`]:
+/// owned names by default, borrowed ones work too). The planner does not name them: it
+/// passes the numbers its classes got at resolution ([`Numbered`], [`compute_numbered`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item<S = String> {
     /// Owning class.
