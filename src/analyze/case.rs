@@ -5,7 +5,7 @@
 //! carries on). A `case` without a subject is an `if/elsif` chain. The type is
 //! `sequential` when the class declares a state machine (`aasm`, `state_machine`,
 //! `workflow`) and the subject is its state; deciding that states have an order without a
-//! state machine is judgement ([J]): we keep `enum`.
+//! state machine is judgement (\[J\]): we keep `enum`.
 //!
 //! Example (the seed's `PaymentProcessor#process`): `case payment.status` with
 //! `when "completed" then return ...` and `when "failed" then return ...` gives

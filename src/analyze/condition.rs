@@ -6,7 +6,7 @@
 //! 4. an equality with a literal → enum (the literal, and `other`).
 //!
 //! Compound conditions (`!`, `&&`, `||`, `&.`) are split by the walker before they get
-//! here. Guessed ([J]): a call with arguments tested for truthiness is read as
+//! here. Guessed (\[J\]): a call with arguments tested for truthiness is read as
 //! "succeeds/fails"; any other expression as a boolean.
 //!
 //! Example: `if user.admin?` → boolean `user_admin`, values `admin user` / `NOT admin user`.

@@ -5,7 +5,7 @@
 //! (`head :forbidden unless current_user.admin?`, `redirect_to login_path unless
 //! current_user`) become the action's first characteristics. A callback that loads a
 //! record with `find` where the controller rescues `ActiveRecord::RecordNotFound` gives a
-//! presence characteristic whose `nil` value returns 404 ([J]: we assume the handler
+//! presence characteristic whose `nil` value returns 404 (\[J\]: we assume the handler
 //! responds 404, as the contract's table says).
 
 use crate::index::body::{Call, If, Node};

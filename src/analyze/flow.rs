@@ -9,7 +9,7 @@
 //! continue, the rest of the method attaches under that value one level deeper, so guard
 //! clauses chain and code reached only through some values nests under them. When several
 //! values continue, the rest attaches beside the conditional instead, and each continuing
-//! value gets its branch's own outcome ([J], noted).
+//! value gets its branch's own outcome (\[J\], noted).
 
 use crate::index::body::{If, Node};
 use crate::index::{FileFacts, MethodFacts};

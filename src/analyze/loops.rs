@@ -3,7 +3,7 @@
 //! `while` that returns from or raises out of the method is a characteristic of the
 //! method ("some element fails the check" is its exiting value). Other code in loop bodies
 //! does not branch the method's outcome and is not a characteristic. That the condition
-//! holds for at least one element is our reading ([J], noted).
+//! holds for at least one element is our reading (\[J\], noted).
 //!
 //! Example: `items.each { |item| raise OutOfStock unless item.available? }` gives
 //! `item_available` (true carries on; false → terminal `raises OutOfStock`).

@@ -8,7 +8,7 @@
 //! behavior texts, `side_effects.rs` finds side effects, `setup.rs` decides `setup` and
 //! `source`, `grammar.rs` keeps every text within the validator's rules.
 //!
-//! Rules the contract marks [J] get one documented, deterministic answer; each use lowers
+//! Rules the contract marks \[J\] get one documented, deterministic answer; each use lowers
 //! the method's `confidence` and is named in its `notes`.
 
 mod branch;

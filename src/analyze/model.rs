@@ -183,7 +183,7 @@ pub struct MethodAnalysis {
     pub dependencies: Vec<String>,
     /// 0..1: how much of the result came from parser-decidable rules.
     pub confidence: f64,
-    /// Which guessed ([J]) rules were applied, and where.
+    /// Which guessed (\[J\]) rules were applied, and where.
     pub notes: Vec<String>,
     /// What a method without characteristics does (its one example).
     pub outcome: Option<BehaviorDraft>,

@@ -5,7 +5,7 @@
 //!
 //! Decided by the parser: the exit and its kind, literal return values, the `{success:}` /
 //! `{error:}` result hashes, `create!`/`save!`/`update!`/`destroy`, mailer deliveries,
-//! renders, redirects and statuses. Guessed ([J], lowering confidence): the text for any
+//! renders, redirects and statuses. Guessed (\[J\], lowering confidence): the text for any
 //! other expression (`returns <code>`), and which final values count as failures.
 
 use crate::index::body::{Call, Node};

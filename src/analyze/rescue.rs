@@ -3,7 +3,7 @@
 //! raised", whose behavior is what the clause does (`returns nil`, `raises PaymentError`,
 //! `returns failure result`). The protected code's own characteristics stay where they
 //! are, so the happy path is not duplicated under a "not raised" value. One value per
-//! characteristic is our deliberate reading ([J]); the generator renders it as one context.
+//! characteristic is our deliberate reading (\[J\]); the generator renders it as one context.
 //!
 //! Example: `rescue Faraday::Error => e; { success: false }` gives `faraday_error`
 //! (boolean, value `true`: "Faraday::Error raised", terminal, `returns failure result`).

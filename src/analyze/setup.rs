@@ -9,7 +9,7 @@
 //! (`result.success?` after `result = @gateway.charge(p)`, `Policy.new(p).allowed?`, a
 //! call with arguments on another object such as `user.can_refund?(payment)`); internal
 //! for the method's own state and plain attribute reads of its inputs (`payment.status`).
-//! Deciding a receiver's class by its name is a guess ([J]); the analyzer lowers the
+//! Deciding a receiver's class by its name is a guess (\[J\]); the analyzer lowers the
 //! method's confidence when it does.
 
 use crate::index::body::Node;

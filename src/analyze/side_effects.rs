@@ -7,7 +7,7 @@
 //! | `WebhookSender.call(:event, ...)`, `*Webhook*` | webhook | `sends event notification` |
 //! | `Rails.cache.write/fetch/delete`, `Redis`, `$redis` | cache | `caches key` / `clears cached key` |
 //! | `EventBus.publish(:e)`, `ActiveSupport::Notifications.instrument("e")` | event | `publishes e event` |
-//! | `XJob.perform_later/perform_async` | event | `enqueues x job` ([J]: an enqueue is an event) |
+//! | `XJob.perform_later/perform_async` | event | `enqueues x job` (\[J\]: an enqueue is an event) |
 //! | `HTTP.post`, `Faraday`, `HTTParty`, `Net::HTTP`, `RestClient`, an `@http` client | external_api | `calls the x API` |
 //!
 //! The config's `side_effects` rules (`pattern: "SlackNotifier.*"`) come first.

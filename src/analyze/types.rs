@@ -19,7 +19,7 @@ use crate::naming::{camelize, underscore};
 /// What the project knows about a class name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClassKind {
-    /// Defined under `app/models`: an ActiveRecord model (a PORO there counts too: [J]).
+    /// Defined under `app/models`: an ActiveRecord model (a PORO there counts too: \[J\]).
     Model,
     /// Defined elsewhere in the project (services, lib, ...).
     Other,
