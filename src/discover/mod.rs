@@ -229,19 +229,38 @@ pub fn prepare(source: Source) -> Prepared {
         change,
         old_path,
     } = source;
-    let modes = match &base {
-        BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(&facts, None),
-        BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
-        BaseVersion::Facts(base) => modes::method_modes(&facts, Some(base)),
-    };
-    drop(base);
+    // What each public method absorbs, found once: the modes and the references read it.
     let absorber = deps::Absorber::new(&facts.methods);
+    let absorbed_by: Vec<Vec<usize>> = facts
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if m.is_public_api() {
+                absorber.absorbed(i)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    drop(absorber);
+    let count = facts.methods.len();
+    let modes = match base {
+        BaseVersion::Missing | BaseVersion::Unknown => vec![MethodMode::New; count],
+        BaseVersion::Same => vec![MethodMode::Unchanged; count],
+        BaseVersion::Facts(base) => {
+            let mut modes = modes::own_modes(&facts, &base);
+            modes::raise_for_absorbed(&mut modes, &facts, |i| {
+                absorbed_by.get(i).map_or(&[][..], Vec::as_slice)
+            });
+            modes
+        }
+    };
     let mut public = Vec::new();
-    for (i, m) in facts.methods.iter().enumerate() {
+    for ((i, m), absorbed) in facts.methods.iter().enumerate().zip(&absorbed_by) {
         if !m.is_public_api() {
             continue;
         }
-        let absorbed = absorber.absorbed(i);
         public.push(PublicMethod {
             index: u32::try_from(i).unwrap_or(u32::MAX),
             id: m.id().into_boxed_str(),
@@ -250,7 +269,7 @@ pub fn prepare(source: Source) -> Prepared {
             kind: m.kind,
             line_range: m.line_range,
             mode: modes.get(i).copied().unwrap_or(MethodMode::New),
-            refs: deps::Refs::collect(&facts, i, &absorbed),
+            refs: deps::Refs::collect(&facts, i, absorbed),
             absorbed: absorbed
                 .iter()
                 .filter_map(|&j| facts.methods.get(j).map(|a| a.name.as_str()))

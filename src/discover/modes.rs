@@ -36,9 +36,17 @@ pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<Method
     let Some(base) = base else {
         return vec![MethodMode::New; current.methods.len()];
     };
+    let mut modes = own_modes(current, base);
+    let absorber = super::deps::Absorber::new(&current.methods);
+    raise_for_absorbed(&mut modes, current, |i| absorber.absorbed(i));
+    modes
+}
+
+/// Each method's mode by its own text only (absorbed methods not looked at).
+pub fn own_modes(current: &FileFacts, base: &FileFacts) -> Vec<MethodMode> {
     // Match methods by id, the n-th definition of an id with the n-th in the base.
     let mut used = vec![false; base.methods.len()];
-    let mut modes: Vec<MethodMode> = current
+    current
         .methods
         .iter()
         .map(|m| {
@@ -61,26 +69,34 @@ pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<Method
                 None => MethodMode::New,
             }
         })
-        .collect();
-    // A public method is as changed as the private methods it absorbs.
-    let snapshot = modes.clone();
-    let absorber = super::deps::Absorber::new(&current.methods);
+        .collect()
+}
+
+/// A public method is as changed as the private methods it absorbs: an unchanged public
+/// method whose absorbed methods (`absorbed(i)`, indices into `current.methods`) are new or
+/// changed becomes `modified`. The caller says how absorption is found, so a planner that
+/// already listed every public method's absorbed methods does not walk the calls again.
+pub fn raise_for_absorbed<F, A>(modes: &mut [MethodMode], current: &FileFacts, absorbed: F)
+where
+    F: Fn(usize) -> A,
+    A: AsRef<[usize]>,
+{
+    let snapshot = modes.to_vec();
     for (i, m) in current.methods.iter().enumerate() {
         if !m.is_public_api() || snapshot.get(i) != Some(&MethodMode::Unchanged) {
             continue;
         }
-        let absorbed = absorber.absorbed(i);
-        if absorbed.iter().any(|&j| {
+        let changed = absorbed(i).as_ref().iter().any(|&j| {
             snapshot
                 .get(j)
                 .is_some_and(|&mode| mode != MethodMode::Unchanged)
-        }) {
+        });
+        if changed {
             if let Some(slot) = modes.get_mut(i) {
                 *slot = MethodMode::Modified;
             }
         }
     }
-    modes
 }
 
 fn same_method(a: &MethodFacts, b: &MethodFacts) -> bool {
