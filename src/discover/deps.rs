@@ -133,11 +133,6 @@ impl Known {
         self.ids.get(name).copied()
     }
 
-    /// The name of class number `id`.
-    pub fn name(&self, id: u32) -> Option<&str> {
-        self.names.get(id as usize).map(|n| &**n)
-    }
-
     /// Number of classes.
     pub fn len(&self) -> usize {
         self.names.len()
@@ -500,11 +495,6 @@ impl Refs {
                 methods,
             })
         })
-    }
-
-    /// Bytes held.
-    pub fn heap_size(&self) -> usize {
-        self.buf.len()
     }
 }
 

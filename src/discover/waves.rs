@@ -32,38 +32,6 @@ pub struct Waves {
     pub cycles: Vec<Vec<String>>,
 }
 
-/// What the wave computation reads of its items: the planner's items answer directly, so
-/// no list of every item's class and dependencies is built for it.
-pub trait Input {
-    /// Number of items.
-    fn count(&self) -> usize;
-    /// The class owning item `i`.
-    fn class(&self, i: usize) -> &str;
-    /// The classes item `i` depends on.
-    fn deps(&self, i: usize) -> impl Iterator<Item = &str>;
-}
-
-impl<S: AsRef<str>> Input for [Item<S>] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-
-    fn class(&self, i: usize) -> &str {
-        self.get(i).map_or("", |item| item.class.as_ref())
-    }
-
-    fn deps(&self, i: usize) -> impl Iterator<Item = &str> {
-        self.get(i)
-            .into_iter()
-            .flat_map(|item| item.deps.iter().map(AsRef::as_ref))
-    }
-}
-
-/// Computes the wave of every item. Deterministic for the same input; never panics.
-pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
-    compute_on(items)
-}
-
 /// Items already numbered: node `n` is a class, `class[i]` the node of item `i`'s class,
 /// and item `i` depends on the nodes `dep_nodes[dep_start[i]..dep_start[i + 1]]`
 /// (`dep_start` has one more entry than there are items). The planner numbers classes
@@ -80,16 +48,16 @@ pub struct Numbered {
     pub dep_nodes: Vec<u32>,
 }
 
-/// [`compute`] on any [`Input`].
-pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
-    let count = items.count();
+/// Computes the wave of every item. Deterministic for the same input; never panics.
+pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
+    let count = items.len();
     // Looked up for every dependency of every item: a hash map, not a tree of string
     // comparisons. Node numbers come from the sorted names.
     let mut index: HashMap<&str, u32, FxBuild> = HashMap::default();
     let mut unique: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
-    for i in 0..count {
-        unique.insert(items.class(i));
-        unique.extend(items.deps(i));
+    for item in items {
+        unique.insert(item.class.as_ref());
+        unique.extend(item.deps.iter().map(AsRef::as_ref));
     }
     // Sorting the unique names, not every mention of them (millions on a large codebase).
     let mut names: Vec<&str> = unique.into_iter().collect();
@@ -101,17 +69,20 @@ pub fn compute_on<I: Input + ?Sized>(items: &I) -> Waves {
     // Every name looked up once.
     let mut numbered = Numbered {
         nodes: names.len(),
-        class: (0..count)
-            .map(|i| index.get(items.class(i)).copied())
+        class: items
+            .iter()
+            .map(|item| index.get(item.class.as_ref()).copied())
             .collect(),
         dep_start: Vec::with_capacity(count + 1),
         dep_nodes: Vec::new(),
     };
-    for i in 0..count {
+    for item in items {
         numbered.dep_start.push(numbered.dep_nodes.len());
-        numbered
-            .dep_nodes
-            .extend(items.deps(i).filter_map(|d| index.get(d).copied()));
+        numbered.dep_nodes.extend(
+            item.deps
+                .iter()
+                .filter_map(|d| index.get(d.as_ref()).copied()),
+        );
     }
     numbered.dep_start.push(numbered.dep_nodes.len());
     drop(index);

@@ -331,12 +331,7 @@ impl Names {
         names.dedup();
         let mut buf = String::with_capacity(names.iter().map(|n| n.len() + 1).sum());
         for name in names.iter() {
-            if name.contains('\n') {
-                buf.push_str(&name.replace('\n', " "));
-            } else {
-                buf.push_str(name);
-            }
-            buf.push('\n');
+            push_name(&mut buf, name);
         }
         Names {
             buf: buf.into_boxed_str(),
@@ -373,7 +368,7 @@ impl Names {
 
     /// Number of names.
     pub fn len(&self) -> usize {
-        self.buf.bytes().filter(|&b| b == b'\n').count()
+        count_names(&self.buf)
     }
 
     /// Whether there are none.
@@ -403,7 +398,7 @@ impl NameList {
 
     /// Number of names.
     pub fn len(&self) -> usize {
-        self.buf.bytes().filter(|&b| b == b'\n').count()
+        count_names(&self.buf)
     }
 
     /// Whether there are none.
@@ -421,18 +416,27 @@ impl<S: AsRef<str>> FromIterator<S> for NameList {
     fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
         let mut buf = String::new();
         for name in names {
-            let name = name.as_ref();
-            if name.contains('\n') {
-                buf.push_str(&name.replace('\n', " "));
-            } else {
-                buf.push_str(name);
-            }
-            buf.push('\n');
+            push_name(&mut buf, name.as_ref());
         }
         NameList {
             buf: buf.into_boxed_str(),
         }
     }
+}
+
+/// Appends one name and its newline (a newline inside the name becomes a space).
+fn push_name(buf: &mut String, name: &str) {
+    if name.contains('\n') {
+        buf.push_str(&name.replace('\n', " "));
+    } else {
+        buf.push_str(name);
+    }
+    buf.push('\n');
+}
+
+/// The number of names in a newline-terminated buffer.
+fn count_names(buf: &str) -> usize {
+    buf.bytes().filter(|&b| b == b'\n').count()
 }
 
 impl std::fmt::Debug for NameList {
