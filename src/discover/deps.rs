@@ -4,7 +4,7 @@
 //! plus instance variables and parameters whose names camelize to a class in scope
 //! (`@payment` → `Payment`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::index::{FileFacts, MethodFacts, MethodKind, Names, Visibility};
@@ -85,15 +85,6 @@ pub struct Known {
 }
 
 impl Known {
-    /// Every class and module statement of `files`.
-    pub fn new<'a>(files: impl IntoIterator<Item = &'a FileFacts>) -> Self {
-        Known::from_names(
-            files
-                .into_iter()
-                .flat_map(|f| f.classes.iter().map(|c| c.name.as_str())),
-        )
-    }
-
     /// These class and module names.
     pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
         let mut known = Known::default();
@@ -291,7 +282,7 @@ impl std::hash::Hasher for FxHasher {
 /// class (most of `discover --all`'s memory on a large codebase).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Deps {
-    /// (class, its number in [`Known`] (`u32::MAX` when not numbered), methods called).
+    /// (class, its number in the [`Known`] it was resolved with, methods called).
     list: Box<[(Arc<str>, u32, Names)]>,
 }
 
@@ -302,11 +293,9 @@ impl Deps {
     }
 
     /// The classes' numbers in the [`Known`] they were resolved with, in the order of
-    /// [`Deps::keys`] (`None` for a list not made by resolution).
-    pub fn ids(&self) -> impl Iterator<Item = Option<u32>> + '_ {
-        self.list
-            .iter()
-            .map(|&(_, id, _)| (id != u32::MAX).then_some(id))
+    /// [`Deps::keys`].
+    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.list.iter().map(|&(_, id, _)| id)
     }
 
     /// The classes, sorted, as owned strings.
@@ -341,18 +330,6 @@ impl Deps {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
-    }
-}
-
-impl From<BTreeMap<String, BTreeSet<String>>> for Deps {
-    fn from(map: BTreeMap<String, BTreeSet<String>>) -> Self {
-        let list: Vec<(Arc<str>, u32, Names)> = map
-            .into_iter()
-            .map(|(class, methods)| (Arc::from(class), u32::MAX, Names::from_strings(methods)))
-            .collect();
-        Deps {
-            list: list.into_boxed_slice(),
-        }
     }
 }
 
@@ -560,18 +537,6 @@ pub fn resolve_refs(
     }
 }
 
-/// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
-/// other than its own class ([`Refs::collect`] then [`resolve_refs`]).
-pub fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
-    let Some(root) = file.methods.get(index) else {
-        return Deps::default();
-    };
-    let refs = Refs::collect(file, index, absorbed);
-    let nestings: Vec<Vec<String>> = file.classes.iter().map(|c| c.nesting.clone()).collect();
-    let classes: Vec<String> = file.classes.iter().map(|c| c.name.clone()).collect();
-    resolve_refs(&refs, &root.owner, &nestings, &classes, known)
-}
-
 /// Whether a method is a class-level (singleton) method, for the contract's `type`.
 pub fn is_class_method(m: &MethodFacts) -> bool {
     m.kind == MethodKind::Singleton
@@ -581,6 +546,18 @@ pub fn is_class_method(m: &MethodFacts) -> bool {
 mod tests {
     use super::*;
     use crate::index::extract;
+
+    /// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
+    /// other than its own class ([`Refs::collect`] then [`resolve_refs`]).
+    fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
+        let Some(root) = file.methods.get(index) else {
+            return Deps::default();
+        };
+        let refs = Refs::collect(file, index, absorbed);
+        let nestings: Vec<Vec<String>> = file.classes.iter().map(|c| c.nesting.clone()).collect();
+        let classes: Vec<String> = file.classes.iter().map(|c| c.name.clone()).collect();
+        resolve_refs(&refs, &root.owner, &nestings, &classes, known)
+    }
 
     fn known(names: &[&str]) -> Known {
         let mut k = Known::default();

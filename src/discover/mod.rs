@@ -335,7 +335,7 @@ fn number_and_compute(items: &[Item], known: &[std::sync::Arc<str>]) -> waves::W
     };
     for item in items {
         numbered.dep_start.push(numbered.dep_nodes.len());
-        numbered.dep_nodes.extend(item.deps.ids().flatten());
+        numbered.dep_nodes.extend(item.deps.ids());
     }
     numbered.dep_start.push(numbered.dep_nodes.len());
     waves::compute_numbered(&numbered, |n| {
