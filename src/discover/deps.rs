@@ -162,13 +162,15 @@ impl Known {
         path: &str,
         absolute: bool,
     ) -> Option<(Arc<str>, bool)> {
-        self.resolve_core(nesting, path, absolute)
+        self.resolve_core(nesting.iter().map(String::as_str), path, absolute)
             .map(|(class, _, whole)| (Arc::clone(class), whole))
     }
 
-    fn resolve_core(
+    /// [`Known::resolve_full`] with the nesting as names (innermost first), and the
+    /// class's number.
+    fn resolve_core<'n>(
         &self,
-        nesting: &[String],
+        nesting: impl Iterator<Item = &'n str>,
         path: &str,
         absolute: bool,
     ) -> Option<(&Arc<str>, u32, bool)> {
@@ -178,11 +180,7 @@ impl Known {
             Some((first, rest)) => (first, Some(rest)),
             None => (path, None),
         };
-        let nesting = if absolute { &[][..] } else { nesting };
-        let scopes = nesting
-            .iter()
-            .map(String::as_str)
-            .chain(std::iter::once(""));
+        let scopes = nesting.filter(|_| !absolute).chain(std::iter::once(""));
         let mut current = String::with_capacity(64);
         for scope in scopes {
             current.clear();
@@ -483,24 +481,78 @@ fn push_clean(buf: &mut String, text: &str) {
     }
 }
 
+/// A file's class and module statements as constant resolution reads them: each one's
+/// name and its lexical nesting (itself, then the statements around it). Kept for every
+/// file until the plan is made, so a nesting is a list of numbers into one name list, not
+/// a copy of the names (`Admin::Billing::Invoice` in `module Admin` is [0, 1], not two
+/// more strings).
+#[derive(Debug, Clone, Default)]
+pub struct Scopes {
+    /// The statements' names by index, then any other name a nesting holds.
+    names: Box<[Box<str>]>,
+    /// How many statements there are (the first names).
+    count: usize,
+    /// Statement `i`'s nesting is `links[starts[i]..starts[i + 1]]`.
+    starts: Box<[u32]>,
+    links: Box<[u32]>,
+}
+
+impl Scopes {
+    /// The statements of a file, as its facts list them.
+    pub fn new(classes: &[crate::index::ClassFacts]) -> Scopes {
+        let mut names: Vec<Box<str>> = classes.iter().map(|c| c.name.as_str().into()).collect();
+        let mut index: HashMap<&str, u32, FxBuild> = HashMap::default();
+        for (i, c) in classes.iter().enumerate() {
+            index
+                .entry(c.name.as_str())
+                .or_insert(u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        let mut starts = Vec::with_capacity(classes.len() + 1);
+        let mut links = Vec::new();
+        for c in classes {
+            starts.push(u32::try_from(links.len()).unwrap_or(u32::MAX));
+            for name in &c.nesting {
+                let at = *index.entry(name.as_str()).or_insert_with(|| {
+                    names.push(name.as_str().into());
+                    u32::try_from(names.len() - 1).unwrap_or(u32::MAX)
+                });
+                links.push(at);
+            }
+        }
+        starts.push(u32::try_from(links.len()).unwrap_or(u32::MAX));
+        Scopes {
+            names: names.into_boxed_slice(),
+            count: classes.len(),
+            starts: starts.into_boxed_slice(),
+            links: links.into_boxed_slice(),
+        }
+    }
+
+    /// The statements' names, by index.
+    pub fn classes(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().take(self.count).map(|n| &**n)
+    }
+
+    /// Statement `i`'s nesting, innermost first; empty for an unknown index.
+    pub fn nesting(&self, i: usize) -> impl Iterator<Item = &str> {
+        let start = self.starts.get(i).map_or(0, |&s| s as usize);
+        let end = self.starts.get(i + 1).map_or(start, |&e| e as usize);
+        self.links
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&n| self.names.get(n as usize).map(|n| &**n))
+    }
+}
+
 /// The in-scope classes a public method of `owner` depends on, from its [`Refs`]:
-/// `nestings` are the nesting lists of the file's class statements (by index), `classes`
-/// their names. Its own class is left out, and so are classes nested in it that the same
+/// `scopes` are the file's class statements. Its own class is left out, and so are classes nested in it that the same
 /// file defines (`Order::InvalidState`, a `Result` struct): they are part of the unit
 /// under test, not something to test first.
-pub fn resolve_refs(
-    refs: &Refs,
-    owner: &str,
-    nestings: &[Vec<String>],
-    classes: &[String],
-    known: &Known,
-) -> Deps {
+pub fn resolve_refs(refs: &Refs, owner: &str, scopes: &Scopes, known: &Known) -> Deps {
     let mut deps: Vec<(Arc<str>, u32, Vec<&str>)> = Vec::new();
     for r in refs.iter() {
-        let nesting: &[String] = r
-            .scope
-            .and_then(|s| nestings.get(s))
-            .map_or(&[][..], Vec::as_slice);
+        let nesting = r.scope.map(|s| scopes.nesting(s)).into_iter().flatten();
         let resolved = known.resolve_core(nesting, r.name, r.kind == RefKind::Absolute);
         let Some((class, id, whole)) = resolved else {
             continue;
@@ -525,7 +577,7 @@ pub fn resolve_refs(
     let nested_prefix = format!("{owner}::");
     deps.retain(|(class, _, _)| {
         &**class != owner
-            && !(class.starts_with(&nested_prefix) && classes.iter().any(|c| **c == **class))
+            && !(class.starts_with(&nested_prefix) && scopes.classes().any(|c| c == &**class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let list: Vec<(Arc<str>, u32, Names)> = deps
@@ -554,9 +606,43 @@ mod tests {
             return Deps::default();
         };
         let refs = Refs::collect(file, index, absorbed);
-        let nestings: Vec<Vec<String>> = file.classes.iter().map(|c| c.nesting.clone()).collect();
-        let classes: Vec<String> = file.classes.iter().map(|c| c.name.clone()).collect();
-        resolve_refs(&refs, &root.owner, &nestings, &classes, known)
+        resolve_refs(&refs, &root.owner, &Scopes::new(&file.classes), known)
+    }
+
+    #[test]
+    fn scopes_give_back_each_statements_nesting_and_name() {
+        let src = "module Admin\n  class Billing::Invoice\n    class Line; end\n  end\n  Row = Struct.new(:a) do\n  end\nend\nclass Admin::Billing::Invoice\n  class Line; end\nend\nmodule Admin\n  class Report; end\nend\nclass ::Top; end\n";
+        let file = extract("app/models/admin.rb", src.as_bytes());
+        assert!(file.classes.len() >= 7, "{:?}", file.classes);
+        let scopes = Scopes::new(&file.classes);
+        let names: Vec<&str> = scopes.classes().collect();
+        let expected: Vec<&str> = file.classes.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, expected);
+        for (i, class) in file.classes.iter().enumerate() {
+            let nesting: Vec<&str> = scopes.nesting(i).collect();
+            assert_eq!(nesting, class.nesting, "statement {i}: {}", class.name);
+        }
+        // The same name reached two ways keeps each statement's own nesting.
+        let lines: Vec<Vec<&str>> = (0..file.classes.len())
+            .filter(|&i| {
+                file.classes
+                    .get(i)
+                    .is_some_and(|c| c.name == "Admin::Billing::Invoice::Line")
+            })
+            .map(|i| scopes.nesting(i).collect())
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                vec![
+                    "Admin::Billing::Invoice::Line",
+                    "Admin::Billing::Invoice",
+                    "Admin"
+                ],
+                vec!["Admin::Billing::Invoice::Line", "Admin::Billing::Invoice"],
+            ]
+        );
+        assert_eq!(scopes.nesting(99).count(), 0);
     }
 
     fn known(names: &[&str]) -> Known {

@@ -184,10 +184,8 @@ pub struct Prepared {
     pub old_path: Option<String>,
     class_name: Option<String>,
     all_new: bool,
-    /// Names of the class statements, by index.
-    classes: Vec<String>,
-    /// Their nesting lists, by index.
-    nestings: Vec<Vec<String>>,
+    /// The class statements, for constant resolution.
+    scopes: deps::Scopes,
     /// The public methods, in file order.
     public: Vec<PublicMethod>,
 }
@@ -195,7 +193,7 @@ pub struct Prepared {
 impl Prepared {
     /// Names of the file's class and module statements (for constant resolution).
     pub fn class_names(&self) -> impl Iterator<Item = &str> {
-        self.classes.iter().map(String::as_str)
+        self.scopes.classes()
     }
 }
 
@@ -289,7 +287,7 @@ pub fn prepare(source: Source) -> Prepared {
         loc,
         ..
     } = facts;
-    let (classes, nestings) = classes.into_iter().map(|c| (c.name, c.nesting)).unzip();
+    let scopes = deps::Scopes::new(&classes);
     Prepared {
         path,
         skipped,
@@ -301,8 +299,7 @@ pub fn prepare(source: Source) -> Prepared {
         old_path,
         class_name,
         all_new,
-        classes,
-        nestings,
+        scopes,
         public,
     }
 }
@@ -518,8 +515,7 @@ fn plan_file(
         old_path,
         class_name,
         all_new,
-        classes,
-        nestings,
+        scopes,
         public,
         ..
     } = source;
@@ -541,7 +537,7 @@ fn plan_file(
     }
     let mut items = Vec::with_capacity(public.len());
     for m in public {
-        let deps = deps::resolve_refs(&m.refs, m.owner(), &nestings, &classes, known);
+        let deps = deps::resolve_refs(&m.refs, m.owner(), &scopes, known);
         let (selected, skip_reason) = if Some(m.owner()) != class_name.as_deref() {
             (
                 false,
