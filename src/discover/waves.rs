@@ -121,7 +121,9 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
         graph.add_node(());
     }
 
-    let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+    // Sized once: growing a list of a million edges by doubling copied it and touched
+    // fresh memory at every step (the largest serial cost of the waves at 50k files).
+    let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::with_capacity(items.dep_nodes.len());
     for (i, from) in class_node.iter().enumerate() {
         let Some(from) = *from else { continue };
         for to in deps_of(i).iter().map(|&n| node(n)) {
@@ -148,29 +150,50 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
             }
         }
     }
-    let mut items_of_class: Vec<Vec<usize>> = vec![Vec::new(); graph.node_count()];
-    for (i, node) in class_node.iter().enumerate() {
-        if let Some(list) = node.and_then(|n| items_of_class.get_mut(n.index())) {
-            list.push(i);
+    // The items of each class, in item order: one list and a start per class (a list per
+    // class was an allocation for each of a hundred thousand classes).
+    let mut class_start = vec![0usize; graph.node_count() + 1];
+    for n in class_node.iter().flatten() {
+        if let Some(slot) = class_start.get_mut(n.index() + 1) {
+            *slot += 1;
         }
     }
+    for c in 1..class_start.len() {
+        let before = class_start.get(c - 1).copied().unwrap_or(0);
+        if let Some(slot) = class_start.get_mut(c) {
+            *slot += before;
+        }
+    }
+    let mut class_items = vec![0usize; class_start.last().copied().unwrap_or(0)];
+    let mut cursor = class_start.clone();
+    for (i, node) in class_node.iter().enumerate() {
+        let Some(at) = node.and_then(|n| cursor.get_mut(n.index())) else {
+            continue;
+        };
+        if let Some(slot) = class_items.get_mut(*at) {
+            *slot = i;
+        }
+        *at += 1;
+    }
+    drop(cursor);
+    let items_of_class = |n: usize| -> &[usize] {
+        match (class_start.get(n), class_start.get(n + 1)) {
+            (Some(&a), Some(&b)) => class_items.get(a..b).unwrap_or_default(),
+            _ => &[],
+        }
+    };
 
     let mut wave = vec![0usize; count];
     // The highest wave among a class's items; None for a class without items.
     let mut class_max: Vec<Option<usize>> = vec![None; graph.node_count()];
     let mut cycles = Vec::new();
+    let mut members: Vec<usize> = Vec::new();
     for (c, scc) in sccs.iter().enumerate() {
         let cyclic = scc.len() > 1;
         let mut shared = 0usize;
-        let mut members: Vec<usize> = Vec::new();
+        members.clear();
         for node in scc {
-            members.extend(
-                items_of_class
-                    .get(node.index())
-                    .into_iter()
-                    .flatten()
-                    .copied(),
-            );
+            members.extend_from_slice(items_of_class(node.index()));
         }
         for &i in &members {
             let mut base = 0usize;
@@ -203,10 +226,8 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
             cycles.push(names);
         }
         for node in scc {
-            let max = items_of_class
-                .get(node.index())
-                .into_iter()
-                .flatten()
+            let max = items_of_class(node.index())
+                .iter()
                 .filter_map(|&i| wave.get(i).copied())
                 .max();
             if let Some(slot) = class_max.get_mut(node.index()) {
