@@ -3,6 +3,27 @@
 
 /// `payment_gateway` → `PaymentGateway`; `billing/invoice` → `Billing::Invoice`.
 pub fn camelize(snake: &str) -> String {
+    if snake.is_ascii() {
+        // The usual name (every ivar and parameter of every method goes through here): one
+        // pass over the bytes.
+        let mut out = String::with_capacity(snake.len() + 4);
+        let mut upper = true;
+        for b in snake.bytes() {
+            match b {
+                b'/' => {
+                    out.push_str("::");
+                    upper = true;
+                }
+                b'_' => upper = true,
+                _ if upper => {
+                    out.push(char::from(b.to_ascii_uppercase()));
+                    upper = false;
+                }
+                _ => out.push(char::from(b)),
+            }
+        }
+        return out;
+    }
     let mut out = String::with_capacity(snake.len());
     for (i, segment) in snake.split('/').enumerate() {
         if i > 0 {
@@ -23,11 +44,18 @@ pub fn camelize(snake: &str) -> String {
 /// (ActiveSupport's rules, without inflection acronyms).
 pub fn underscore(camel: &str) -> String {
     let mut out = String::with_capacity(camel.len() + 4);
-    let chars: Vec<char> = camel.replace("::", "/").chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    // One pass, `::` read as `/` on the way (no copy of the text, no list of chars).
+    let mut chars = camel.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(mut c) = chars.next() {
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            c = '/';
+        }
+        // The next character as the `/`-form would show it: only whether it is lowercase
+        // is asked, and neither `:` nor `/` is.
+        let next = chars.peek().copied();
         if c.is_uppercase() {
-            let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-            let next = chars.get(i + 1).copied();
             let boundary = match prev {
                 Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
                 Some(p) if p.is_uppercase() => next.is_some_and(char::is_lowercase),
@@ -42,6 +70,7 @@ pub fn underscore(camel: &str) -> String {
         } else {
             out.push(c);
         }
+        prev = Some(c);
     }
     out
 }
@@ -89,7 +118,26 @@ pub fn expected_constant(path: &str) -> Option<String> {
 /// Whether `constant` (as written in code, maybe with acronyms such as `API::V1`) is the
 /// constant `path` should define. Compared in underscored form so inflection acronyms match.
 pub fn constant_matches_path(constant: &str, path: &str) -> bool {
-    expected_constant(path).is_some_and(|expected| underscore(&expected) == underscore(constant))
+    PathConstant::of(path).matches(constant)
+}
+
+/// The constant a path should define, in the form [`constant_matches_path`] compares: made
+/// once per file when many constants are compared with one path.
+#[derive(Debug, Clone)]
+pub struct PathConstant(Option<String>);
+
+impl PathConstant {
+    /// The expected constant of `path`, underscored.
+    pub fn of(path: &str) -> Self {
+        PathConstant(expected_constant(path).map(|e| underscore(&e)))
+    }
+
+    /// Whether `constant` is it.
+    pub fn matches(&self, constant: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|expected| expected == underscore(constant))
+    }
 }
 
 /// The metadata slug of a source path: `/` → `_`, no `.rb`.
@@ -149,6 +197,111 @@ mod tests {
             "api/v1/users_controller"
         );
         assert_eq!(underscore("OAuth2Client"), "o_auth2_client");
+    }
+
+    /// The first, straightforward form of `underscore` (copy with `::` replaced, then a list
+    /// of chars): the one-pass form must give the same text for every input.
+    fn underscore_reference(camel: &str) -> String {
+        let mut out = String::new();
+        let chars: Vec<char> = camel.replace("::", "/").chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            if c.is_uppercase() {
+                let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+                let next = chars.get(i + 1).copied();
+                let boundary = match prev {
+                    Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                    Some(p) if p.is_uppercase() => next.is_some_and(char::is_lowercase),
+                    _ => false,
+                };
+                if boundary {
+                    out.push('_');
+                }
+                out.extend(c.to_lowercase());
+            } else if c == '-' {
+                out.push('_');
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ascii_camelize_matches_the_general_form() {
+        // The general form (split on `/` and `_`, Unicode upper case), as before the ASCII
+        // pass was added.
+        fn reference(snake: &str) -> String {
+            let mut out = String::new();
+            for (i, segment) in snake.split('/').enumerate() {
+                if i > 0 {
+                    out.push_str("::");
+                }
+                for word in segment.split('_') {
+                    let mut chars = word.chars();
+                    if let Some(first) = chars.next() {
+                        out.extend(first.to_uppercase());
+                        out.push_str(chars.as_str());
+                    }
+                }
+            }
+            out
+        }
+        for input in [
+            "",
+            "_",
+            "__",
+            "a",
+            "a_b",
+            "a__b",
+            "_x",
+            "x_",
+            "a//b",
+            "/a",
+            "a/",
+            "v1_api",
+            "1abc",
+            "billing/invoice_item",
+            "HTML_parser",
+            "already_Camel",
+            "x-y",
+            "a.b_c",
+            "über_grün",
+            "payment_gateway/v2_client",
+        ] {
+            assert_eq!(camelize(input), reference(input), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn underscore_in_one_pass_matches_the_reference() {
+        for input in [
+            "",
+            "A",
+            "a",
+            "AB",
+            "ABc",
+            "A::B",
+            "ABC::Def",
+            "HTTPServer2",
+            "V1::API",
+            ":::",
+            "::",
+            ":",
+            "A:B",
+            "A::",
+            "::Y",
+            "A:::B",
+            "Foo-Bar",
+            "ÄÖÜber",
+            "ÉcoleNormale",
+            "a1B2C",
+            "XMLHttp::Request::JSONBody",
+            "Admin::Billing::InvoiceLine",
+            "snake_case",
+            "K::V::",
+        ] {
+            assert_eq!(underscore(input), underscore_reference(input), "{input:?}");
+        }
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub struct Known {
     /// Shared: every dependency on a class holds this one copy of its name.
     names: Vec<Arc<str>>,
     namespaces: HashSet<String, FxBuild>,
+    /// Every segment of those names (`Admin`, `Billing`, `Invoice`): a constant whose first
+    /// segment is none of them resolves nowhere, with one lookup (most ivars and parameters:
+    /// `@user` when no class is named `User`).
+    segments: HashSet<Box<str>, FxBuild>,
 }
 
 impl Known {
@@ -108,6 +112,9 @@ impl Known {
                 prefix.push_str(part);
                 if !self.namespaces.contains(prefix.as_str()) {
                     self.namespaces.insert(prefix.clone());
+                }
+                if !self.segments.contains(part) {
+                    self.segments.insert(part.into());
                 }
             }
         }
@@ -174,12 +181,16 @@ impl Known {
         path: &str,
         absolute: bool,
     ) -> Option<(&Arc<str>, u32, bool)> {
-        // Runs for every constant, ivar, parameter and receiver of every method: one
-        // buffer, no allocation unless a class is found.
+        // Runs for every constant, ivar, parameter and receiver of every method: most name
+        // no class in scope and stop at the first lookup; the others use one buffer.
         let (first, rest) = match path.split_once("::") {
             Some((first, rest)) => (first, Some(rest)),
             None => (path, None),
         };
+        // `scope::first` can only be a known namespace if `first` is a segment of one.
+        if !self.segments.contains(first) {
+            return None;
+        }
         let scopes = nesting.filter(|_| !absolute).chain(std::iter::once(""));
         let mut current = String::with_capacity(64);
         for scope in scopes {
@@ -389,7 +400,26 @@ impl Refs {
     /// The references of `file.methods[index]` and of the methods in `absorbed`.
     pub fn collect(file: &FileFacts, index: usize, absorbed: &[usize]) -> Refs {
         // (scope, kind, name, method called on it)
-        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> = Vec::new();
+        let methods = || {
+            std::iter::once(&index)
+                .chain(absorbed)
+                .filter_map(|&i| file.methods.get(i))
+        };
+        // Sized once (one record per constant and per method called on it, per ivar, per
+        // parameter, per call on a variable).
+        let size: usize = methods()
+            .map(|m| {
+                m.constants
+                    .iter()
+                    .map(|c| 1 + c.methods.len())
+                    .sum::<usize>()
+                    + m.ivars.len()
+                    + m.params.len()
+                    + m.receiver_calls.len()
+            })
+            .sum();
+        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> =
+            Vec::with_capacity(size);
         for &i in std::iter::once(&index).chain(absorbed) {
             let Some(m) = file.methods.get(i) else {
                 continue;
@@ -433,7 +463,7 @@ impl Refs {
                     buf.push('\n');
                 }
                 if let Some(scope) = scope {
-                    buf.push_str(&scope.to_string());
+                    push_number(&mut buf, *scope);
                 }
                 buf.push('\t');
                 buf.push(kind.letter());
@@ -473,8 +503,29 @@ impl Refs {
     }
 }
 
+/// `n` in decimal, without a `String` of its own.
+fn push_number(buf: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            // A digit: `rest % 10` is below 10.
+            *d = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        buf.push(char::from(d));
+    }
+}
+
 fn push_clean(buf: &mut String, text: &str) {
-    if text.contains(['\t', '\n']) {
+    if text.bytes().any(|b| b == b'\t' || b == b'\n') {
         buf.push_str(&text.replace(['\t', '\n'], " "));
     } else {
         buf.push_str(text);
@@ -643,6 +694,15 @@ mod tests {
             ]
         );
         assert_eq!(scopes.nesting(99).count(), 0);
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0usize, 7, 10, 99, 12_345, usize::MAX] {
+            let mut buf = String::from("x");
+            push_number(&mut buf, n);
+            assert_eq!(buf, format!("x{n}"));
+        }
     }
 
     fn known(names: &[&str]) -> Known {

@@ -376,10 +376,8 @@ pub struct Plan {
 /// class or module that defines a method, else the first one.
 pub fn main_class(facts: &FileFacts) -> Option<String> {
     let names = facts.class_names();
-    if let Some(name) = names
-        .iter()
-        .find(|n| naming::constant_matches_path(n, &facts.path))
-    {
+    let expected = naming::PathConstant::of(&facts.path);
+    if let Some(name) = names.iter().find(|n| expected.matches(n)) {
         return Some((*name).to_string());
     }
     if let Some(m) = facts
