@@ -420,10 +420,7 @@ impl Refs {
             .sum();
         let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> =
             Vec::with_capacity(size);
-        for &i in std::iter::once(&index).chain(absorbed) {
-            let Some(m) = file.methods.get(i) else {
-                continue;
-            };
+        for m in methods() {
             for c in &m.constants {
                 let kind = if c.absolute {
                     RefKind::Absolute
@@ -535,8 +532,8 @@ fn push_clean(buf: &mut String, text: &str) {
 /// A file's class and module statements as constant resolution reads them: each one's
 /// name and its lexical nesting (itself, then the statements around it). Kept for every
 /// file until the plan is made, so a nesting is a list of numbers into one name list, not
-/// a copy of the names (`Admin::Billing::Invoice` in `module Admin` is [0, 1], not two
-/// more strings).
+/// a copy of the names (`Admin::Billing::Invoice` inside `module Admin`: its own number and
+/// `Admin`'s, not two more strings).
 #[derive(Debug, Clone, Default)]
 pub struct Scopes {
     /// The statements' names by index, then any other name a nesting holds.

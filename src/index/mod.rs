@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn read_source_returns_the_exact_bytes_at_every_size() {
         let dir = temp_dir("sizes");
-        // Empty, one byte, a typical file, and sizes around the first read's buffer.
+        // Empty, one byte, a typical file, and sizes around the buffer growth step (8 KiB).
         for len in [0usize, 1, 300, 8191, 8192, 8193, 70_000] {
             let body: Vec<u8> = (0..len).map(|i| b"class A; end\n"[i % 13]).collect();
             let path = dir.join(format!("f{len}.rb"));
