@@ -460,7 +460,7 @@ impl Refs {
                     buf.push('\n');
                 }
                 if let Some(scope) = scope {
-                    push_number(&mut buf, *scope);
+                    crate::yaml::push_decimal(&mut buf, *scope as u64);
                 }
                 buf.push('\t');
                 buf.push(kind.letter());
@@ -497,27 +497,6 @@ impl Refs {
                 methods,
             })
         })
-    }
-}
-
-/// `n` in decimal, without a `String` of its own.
-fn push_number(buf: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            // A digit: `rest % 10` is below 10.
-            *d = b'0' + (rest % 10) as u8;
-        }
-        rest /= 10;
-        if rest == 0 || at == 0 {
-            break;
-        }
-    }
-    for &d in digits.get(at..).unwrap_or_default() {
-        buf.push(char::from(d));
     }
 }
 
@@ -691,15 +670,6 @@ mod tests {
             ]
         );
         assert_eq!(scopes.nesting(99).count(), 0);
-    }
-
-    #[test]
-    fn numbers_are_written_in_decimal() {
-        for n in [0usize, 7, 10, 99, 12_345, usize::MAX] {
-            let mut buf = String::from("x");
-            push_number(&mut buf, n);
-            assert_eq!(buf, format!("x{n}"));
-        }
     }
 
     fn known(names: &[&str]) -> Known {

@@ -710,6 +710,29 @@ pub fn text(a: &DiscoverAnswer) -> String {
     a.text()
 }
 
+/// A count or number written by [`YamlOut::num`].
+trait Count: Copy {
+    fn count(self) -> u64;
+}
+
+impl Count for u32 {
+    fn count(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Count for u64 {
+    fn count(self) -> u64 {
+        self
+    }
+}
+
+impl Count for usize {
+    fn count(self) -> u64 {
+        u64::try_from(self).unwrap_or(u64::MAX)
+    }
+}
+
 /// Where the next `key: value` of a block mapping goes: at `level`, or right after a
 /// sequence item's `-` for the first pair of an item.
 struct Map {
@@ -787,14 +810,11 @@ impl YamlOut<'_> {
         }
     }
 
-    fn num(
-        &mut self,
-        m: &mut Map,
-        key: &str,
-        value: impl std::fmt::Display,
-    ) -> std::io::Result<()> {
+    fn num(&mut self, m: &mut Map, key: &str, value: impl Count) -> std::io::Result<()> {
         self.key(m, key);
-        let _ = writeln!(self.buf, " {value}");
+        self.buf.push(' ');
+        crate::yaml::push_decimal(&mut self.buf, value.count());
+        self.buf.push('\n');
         Ok(())
     }
 
@@ -845,31 +865,27 @@ impl YamlOut<'_> {
         S: AsRef<str> + ?Sized + 's,
     {
         self.key(m, key);
-        let mut flow = String::from("[");
-        let mut count = 0usize;
+        // The flow form is written in place and taken back if it does not fit (a list per
+        // item and per dependency: no String of its own for each).
+        let before = self.buf.len();
+        self.buf.push_str(" [");
+        let flow_start = before + 1;
         let mut fits = true;
-        for item in items.clone() {
+        for (count, item) in items.clone().enumerate() {
             if count > 0 {
-                flow.push_str(", ");
+                self.buf.push_str(", ");
             }
-            crate::yaml::push_string_text(&mut flow, item.as_ref());
-            count += 1;
-            if flow.len() + 1 > crate::yaml::FLOW_WIDTH {
+            crate::yaml::push_string_text(&mut self.buf, item.as_ref());
+            if self.buf.len() - flow_start + 1 > crate::yaml::FLOW_WIDTH {
                 fits = false;
                 break;
             }
         }
-        if count == 0 {
-            self.buf.push_str(" []\n");
-            return Ok(());
-        }
         if fits {
-            flow.push(']');
-            self.buf.push(' ');
-            self.buf.push_str(&flow);
-            self.buf.push('\n');
+            self.buf.push_str("]\n");
             return Ok(());
         }
+        self.buf.truncate(before);
         self.buf.push('\n');
         for item in items {
             self.indent(m.level + 2);
@@ -935,11 +951,11 @@ impl YamlOut<'_> {
         self.str(&mut m, "method_name", item.method_name)?;
         self.str(&mut m, "source_file", item.source_file)?;
         self.key(&mut m, "line_range");
-        let _ = writeln!(
-            self.buf,
-            " [{}, {}]",
-            item.line_range[0], item.line_range[1]
-        );
+        self.buf.push_str(" [");
+        crate::yaml::push_decimal(&mut self.buf, u64::from(item.line_range[0]));
+        self.buf.push_str(", ");
+        crate::yaml::push_decimal(&mut self.buf, u64::from(item.line_range[1]));
+        self.buf.push_str("]\n");
         self.str(&mut m, "method_mode", item.method_mode)?;
         self.bool(&mut m, "selected", item.selected);
         if let Some(reason) = item.skip_reason {

@@ -216,6 +216,28 @@ fn symbol_text(name: &str) -> String {
     }
 }
 
+/// `n` in decimal, appended to `out` without a `String` or the formatting machinery of its
+/// own (a large answer writes millions of line numbers, waves and counts).
+pub fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            // A digit: `rest % 10` is below 10.
+            *d = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
 /// Plain when Psych reads the plain text back as this very string; double-quoted otherwise.
 pub fn string_text(s: &str) -> String {
     if plain_is_safe(s) {
@@ -266,7 +288,8 @@ fn plain_fast(s: &str) -> bool {
         && bytes.first().is_some_and(u8::is_ascii_alphabetic)
         && bytes.last() != Some(&b':')
         && bytes.iter().all(|&b| plain_byte(b))
-        && !bytes.windows(2).any(|w| w == b":?")
+        // `?` is rare: found with memchr, not by comparing every pair of bytes.
+        && !memchr::memchr_iter(b'?', bytes).any(|i| i > 0 && bytes.get(i - 1) == Some(&b':'))
 }
 
 fn plain_is_safe(s: &str) -> bool {
@@ -344,6 +367,15 @@ fn double_quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0u64, 7, 10, 99, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut buf = String::from("x");
+            push_decimal(&mut buf, n);
+            assert_eq!(buf, format!("x{n}"));
+        }
+    }
 
     /// Every string the one-pass check writes plain, the full rules write plain too: over
     /// every string of up to 4 bytes after a 3-letter start from an alphabet of the plain
