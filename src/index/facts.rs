@@ -231,7 +231,12 @@ pub fn method_id(owner: &str, name: &str, kind: MethodKind) -> String {
         MethodKind::Instance => '#',
         MethodKind::Singleton => '.',
     };
-    format!("{owner}{sep}{name}")
+    // Sized exactly, without the formatting machinery: made for every public method.
+    let mut id = String::with_capacity(owner.len() + 1 + name.len());
+    id.push_str(owner);
+    id.push(sep);
+    id.push_str(name);
+    id
 }
 
 /// What kind of parameter.
