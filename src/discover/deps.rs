@@ -23,14 +23,13 @@ pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
 pub struct Absorber<'a> {
     methods: &'a [MethodFacts],
     /// Non-public, static methods by (owner, kind, name), in file order.
-    callees: std::collections::HashMap<(&'a str, MethodKind, &'a str), Vec<usize>>,
+    callees: HashMap<(&'a str, MethodKind, &'a str), Vec<usize>, FxBuild>,
 }
 
 impl<'a> Absorber<'a> {
     /// Indexes the non-public methods of `methods`.
     pub fn new(methods: &'a [MethodFacts]) -> Self {
-        let mut callees: std::collections::HashMap<_, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut callees: HashMap<_, Vec<usize>, FxBuild> = HashMap::default();
         for (i, m) in methods.iter().enumerate() {
             if m.visibility != Visibility::Public && !m.dynamic {
                 callees
@@ -51,7 +50,7 @@ impl<'a> Absorber<'a> {
             return Vec::new();
         }
         let mut seen: Vec<usize> = Vec::new();
-        let mut seen_set: HashSet<usize> = HashSet::new();
+        let mut seen_set: HashSet<usize, FxBuild> = HashSet::default();
         let mut queue: Vec<usize> = vec![index];
         while let Some(current) = queue.pop() {
             let Some(caller) = self.methods.get(current) else {
@@ -183,7 +182,7 @@ impl Known {
     ) -> Option<(&Arc<str>, u32, bool)> {
         // Runs for every constant, ivar, parameter and receiver of every method: most name
         // no class in scope and stop at the first lookup; the others use one buffer.
-        let (first, rest) = match path.split_once("::") {
+        let (first, rest) = match split_scope(path) {
             Some((first, rest)) => (first, Some(rest)),
             None => (path, None),
         };
@@ -208,17 +207,20 @@ impl Known {
                 .ids
                 .contains_key(current.as_str())
                 .then_some((current.len(), rest.is_none()));
-            if let Some(rest) = rest {
-                let mut parts = rest.split("::").peekable();
-                while let Some(part) = parts.next() {
-                    current.push_str("::");
-                    current.push_str(part);
-                    if !self.namespaces.contains(current.as_str()) {
-                        break;
-                    }
-                    if self.ids.contains_key(current.as_str()) {
-                        best = Some((current.len(), parts.peek().is_none()));
-                    }
+            let mut rest = rest;
+            while let Some(remaining) = rest {
+                let (part, next) = match split_scope(remaining) {
+                    Some((part, next)) => (part, Some(next)),
+                    None => (remaining, None),
+                };
+                rest = next;
+                current.push_str("::");
+                current.push_str(part);
+                if !self.namespaces.contains(current.as_str()) {
+                    break;
+                }
+                if self.ids.contains_key(current.as_str()) {
+                    best = Some((current.len(), rest.is_none()));
                 }
             }
             return best.and_then(|(len, whole)| {
@@ -230,6 +232,15 @@ impl Known {
         }
         None
     }
+}
+
+/// `A::B::C` → (`A`, `B::C`); `None` without `::`. Found with memchr on `:`: a `&str`
+/// pattern (`split_once("::")`) sets up a substring searcher per call, which cost more
+/// than the lookups it feeds.
+fn split_scope(path: &str) -> Option<(&str, &str)> {
+    let bytes = path.as_bytes();
+    let at = memchr::memchr_iter(b':', bytes).find(|&i| bytes.get(i + 1) == Some(&b':'))?;
+    Some((path.get(..at)?, path.get(at + 2..)?))
 }
 
 /// FxHash (rustc's hasher): constant resolution hashes short names millions of times on a
@@ -601,10 +612,13 @@ pub fn resolve_refs(refs: &Refs, owner: &str, scopes: &Scopes, known: &Known) ->
             }
         }
     }
-    let nested_prefix = format!("{owner}::");
+    let nested_in_owner = |class: &str| {
+        class
+            .strip_prefix(owner)
+            .is_some_and(|rest| rest.starts_with("::"))
+    };
     deps.retain(|(class, _, _)| {
-        &**class != owner
-            && !(class.starts_with(&nested_prefix) && scopes.classes().any(|c| c == &**class))
+        &**class != owner && !(nested_in_owner(class) && scopes.classes().any(|c| c == &**class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let list: Vec<(Arc<str>, u32, Names)> = deps
@@ -670,6 +684,28 @@ mod tests {
             ]
         );
         assert_eq!(scopes.nesting(99).count(), 0);
+    }
+
+    #[test]
+    fn scope_paths_split_at_the_first_double_colon() {
+        assert_eq!(split_scope("A::B::C"), Some(("A", "B::C")));
+        assert_eq!(split_scope("Payment"), None);
+        assert_eq!(split_scope("A:B::C"), Some(("A:B", "C")));
+        assert_eq!(split_scope("A:::B"), Some(("A", ":B")));
+        assert_eq!(split_scope("A::"), Some(("A", "")));
+        assert_eq!(split_scope("::A"), Some(("", "A")));
+        assert_eq!(split_scope("Ä::Ö"), Some(("Ä", "Ö")));
+        for path in [
+            "A::B::C",
+            "Payment",
+            "A:B::C",
+            "A:::B",
+            "A::",
+            "::A",
+            "x::y::z::w",
+        ] {
+            assert_eq!(split_scope(path), path.split_once("::"), "{path}");
+        }
     }
 
     fn known(names: &[&str]) -> Known {
