@@ -775,8 +775,15 @@ impl YamlOut<'_> {
     }
 
     fn indent(&mut self, level: usize) {
-        for _ in 0..level {
-            self.buf.push(' ');
+        // One copy from a run of spaces (levels stay far below it), not a push per column.
+        const SPACES: &str = "                                                                ";
+        match SPACES.get(..level) {
+            Some(spaces) => self.buf.push_str(spaces),
+            None => {
+                for _ in 0..level {
+                    self.buf.push(' ');
+                }
+            }
         }
     }
 
