@@ -242,17 +242,11 @@ pub fn prepare(source: Source) -> Prepared {
         })
         .collect();
     drop(absorber);
-    let count = facts.methods.len();
+    let absorbed = |i: usize| absorbed_by.get(i).map_or(&[][..], Vec::as_slice);
     let modes = match base {
-        BaseVersion::Missing | BaseVersion::Unknown => vec![MethodMode::New; count],
-        BaseVersion::Same => vec![MethodMode::Unchanged; count],
-        BaseVersion::Facts(base) => {
-            let mut modes = modes::own_modes(&facts, &base);
-            modes::raise_for_absorbed(&mut modes, &facts, |i| {
-                absorbed_by.get(i).map_or(&[][..], Vec::as_slice)
-            });
-            modes
-        }
+        BaseVersion::Missing | BaseVersion::Unknown => modes::method_modes(&facts, None, absorbed),
+        BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
+        BaseVersion::Facts(base) => modes::method_modes(&facts, Some(&base), absorbed),
     };
     let mut public = Vec::new();
     for ((i, m), absorbed) in facts.methods.iter().enumerate().zip(&absorbed_by) {

@@ -31,19 +31,28 @@ impl MethodMode {
 }
 
 /// The mode of every method of `current` (same order), against `base` (`None`: the file
-/// did not exist).
-pub fn method_modes(current: &FileFacts, base: Option<&FileFacts>) -> Vec<MethodMode> {
+/// did not exist). `absorbed(i)` lists the methods public method `i` absorbs (indices into
+/// `current.methods`, as [`super::deps::Absorber`] finds them): the caller passes them, so
+/// a planner that has already listed them does not walk the calls again.
+pub fn method_modes<F, A>(
+    current: &FileFacts,
+    base: Option<&FileFacts>,
+    absorbed: F,
+) -> Vec<MethodMode>
+where
+    F: Fn(usize) -> A,
+    A: AsRef<[usize]>,
+{
     let Some(base) = base else {
         return vec![MethodMode::New; current.methods.len()];
     };
     let mut modes = own_modes(current, base);
-    let absorber = super::deps::Absorber::new(&current.methods);
-    raise_for_absorbed(&mut modes, current, |i| absorber.absorbed(i));
+    raise_for_absorbed(&mut modes, current, absorbed);
     modes
 }
 
 /// Each method's mode by its own text only (absorbed methods not looked at).
-pub fn own_modes(current: &FileFacts, base: &FileFacts) -> Vec<MethodMode> {
+fn own_modes(current: &FileFacts, base: &FileFacts) -> Vec<MethodMode> {
     // Match methods by id, the n-th definition of an id with the n-th in the base.
     let mut used = vec![false; base.methods.len()];
     current
@@ -74,9 +83,8 @@ pub fn own_modes(current: &FileFacts, base: &FileFacts) -> Vec<MethodMode> {
 
 /// A public method is as changed as the private methods it absorbs: an unchanged public
 /// method whose absorbed methods (`absorbed(i)`, indices into `current.methods`) are new or
-/// changed becomes `modified`. The caller says how absorption is found, so a planner that
-/// already listed every public method's absorbed methods does not walk the calls again.
-pub fn raise_for_absorbed<F, A>(modes: &mut [MethodMode], current: &FileFacts, absorbed: F)
+/// changed becomes `modified`.
+fn raise_for_absorbed<F, A>(modes: &mut [MethodMode], current: &FileFacts, absorbed: F)
 where
     F: Fn(usize) -> A,
     A: AsRef<[usize]>,
@@ -111,10 +119,11 @@ mod tests {
     fn modes(base: &str, current: &str) -> Vec<(String, MethodMode)> {
         let b = extract("a.rb", base.as_bytes());
         let c = extract("a.rb", current.as_bytes());
+        let absorber = crate::discover::deps::Absorber::new(&c.methods);
         c.methods
             .iter()
             .map(|m| m.id())
-            .zip(method_modes(&c, Some(&b)))
+            .zip(method_modes(&c, Some(&b), |i| absorber.absorbed(i)))
             .collect()
     }
 
@@ -174,7 +183,7 @@ mod tests {
     fn a_file_without_base_is_all_new() {
         let c = extract("a.rb", b"class A; def a; end; def b; end; end");
         assert_eq!(
-            method_modes(&c, None),
+            method_modes(&c, None, |_| Vec::new()),
             vec![MethodMode::New, MethodMode::New]
         );
     }
