@@ -96,12 +96,7 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
     let count = items.class.len();
     let node = |n: u32| NodeIndex::new(n as usize);
     let class_node: Vec<Option<NodeIndex>> = items.class.iter().map(|c| c.map(node)).collect();
-    let deps_of = |i: usize| -> &[u32] {
-        match (items.dep_start.get(i), items.dep_start.get(i + 1)) {
-            (Some(&a), Some(&b)) => items.dep_nodes.get(a..b).unwrap_or_default(),
-            _ => &[],
-        }
-    };
+    let deps_of = |i: usize| row(&items.dep_start, &items.dep_nodes, i);
     // Whether item `i` depends on anything.
     let has_deps = |i: usize| !deps_of(i).is_empty();
     // Nodes carry no weight (no copy of every class name).
@@ -176,12 +171,7 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
         *at += 1;
     }
     drop(cursor);
-    let items_of_class = |n: usize| -> &[usize] {
-        match (class_start.get(n), class_start.get(n + 1)) {
-            (Some(&a), Some(&b)) => class_items.get(a..b).unwrap_or_default(),
-            _ => &[],
-        }
-    };
+    let items_of_class = |n: usize| row(&class_start, &class_items, n);
 
     let mut wave = vec![0usize; count];
     // The highest wave among a class's items; None for a class without items.
@@ -237,6 +227,15 @@ pub fn compute_numbered(items: &Numbered, name: impl Fn(usize) -> String) -> Wav
     }
     cycles.sort();
     Waves { wave, cycles }
+}
+
+/// Row `i` of a list of rows kept as one list of values and the start of each row
+/// (`starts` has one more entry than there are rows); empty for a row that is not there.
+fn row<'a, T>(starts: &[usize], values: &'a [T], i: usize) -> &'a [T] {
+    match (starts.get(i), starts.get(i + 1)) {
+        (Some(&a), Some(&b)) => values.get(a..b).unwrap_or_default(),
+        _ => &[],
+    }
 }
 
 /// The contract's wave names.
