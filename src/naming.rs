@@ -4,26 +4,37 @@
 /// `payment_gateway` → `PaymentGateway`; `billing/invoice` → `Billing::Invoice`.
 pub fn camelize(snake: &str) -> String {
     if snake.is_ascii() {
-        // The usual name (every ivar and parameter of every method goes through here): one
-        // pass over the bytes.
-        let mut out = String::with_capacity(snake.len() + 4);
-        let mut upper = true;
-        for b in snake.bytes() {
-            match b {
-                b'/' => {
-                    out.push_str("::");
-                    upper = true;
-                }
-                b'_' => upper = true,
-                _ if upper => {
-                    out.push(char::from(b.to_ascii_uppercase()));
-                    upper = false;
-                }
-                _ => out.push(char::from(b)),
-            }
-        }
-        return out;
+        camelize_ascii(snake)
+    } else {
+        camelize_words(snake)
     }
+}
+
+/// [`camelize`] of an ASCII name (every ivar and parameter of every method goes through
+/// here): one pass over the bytes.
+fn camelize_ascii(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len() + 4);
+    let mut upper = true;
+    for b in snake.bytes() {
+        match b {
+            b'/' => {
+                out.push_str("::");
+                upper = true;
+            }
+            b'_' => upper = true,
+            _ if upper => {
+                out.push(char::from(b.to_ascii_uppercase()));
+                upper = false;
+            }
+            _ => out.push(char::from(b)),
+        }
+    }
+    out
+}
+
+/// [`camelize`] of any name: segments on `/`, words on `_`, each word's first character
+/// in Unicode upper case.
+fn camelize_words(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
     for (i, segment) in snake.split('/').enumerate() {
         if i > 0 {
@@ -199,108 +210,32 @@ mod tests {
         assert_eq!(underscore("OAuth2Client"), "o_auth2_client");
     }
 
-    /// The first, straightforward form of `underscore` (copy with `::` replaced, then a list
-    /// of chars): the one-pass form must give the same text for every input.
-    fn underscore_reference(camel: &str) -> String {
-        let mut out = String::new();
-        let chars: Vec<char> = camel.replace("::", "/").chars().collect();
-        for (i, &c) in chars.iter().enumerate() {
-            if c.is_uppercase() {
-                let prev = i.checked_sub(1).and_then(|p| chars.get(p)).copied();
-                let next = chars.get(i + 1).copied();
-                let boundary = match prev {
-                    Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
-                    Some(p) if p.is_uppercase() => next.is_some_and(char::is_lowercase),
-                    _ => false,
-                };
-                if boundary {
-                    out.push('_');
-                }
-                out.extend(c.to_lowercase());
-            } else if c == '-' {
-                out.push('_');
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-
     #[test]
-    fn ascii_camelize_matches_the_general_form() {
-        // The general form (split on `/` and `_`, Unicode upper case), as before the ASCII
-        // pass was added.
-        fn reference(snake: &str) -> String {
-            let mut out = String::new();
-            for (i, segment) in snake.split('/').enumerate() {
-                if i > 0 {
-                    out.push_str("::");
-                }
-                for word in segment.split('_') {
-                    let mut chars = word.chars();
-                    if let Some(first) = chars.next() {
-                        out.extend(first.to_uppercase());
-                        out.push_str(chars.as_str());
-                    }
-                }
-            }
-            out
-        }
-        for input in [
-            "",
-            "_",
-            "__",
-            "a",
-            "a_b",
-            "a__b",
-            "_x",
-            "x_",
-            "a//b",
-            "/a",
-            "a/",
-            "v1_api",
-            "1abc",
-            "billing/invoice_item",
-            "HTML_parser",
-            "already_Camel",
-            "x-y",
-            "a.b_c",
-            "über_grün",
-            "payment_gateway/v2_client",
+    fn underscore_edge_cases() {
+        // What ActiveSupport's rules (and this function before its one-pass form) give.
+        for (input, expected) in [
+            ("", ""),
+            ("A", "a"),
+            ("AB", "ab"),
+            ("ABc", "a_bc"),
+            ("A::B", "a/b"),
+            ("ABC::Def", "abc/def"),
+            ("HTTPServer2", "http_server2"),
+            ("V1::API", "v1/api"),
+            (":::", "/:"),
+            ("::", "/"),
+            (":", ":"),
+            ("A:B", "a:b"),
+            ("A::", "a/"),
+            ("::Y", "/y"),
+            ("A:::B", "a/:b"),
+            ("Foo-Bar", "foo_bar"),
+            ("ÄÖÜber", "äö_über"),
+            ("a1B2C", "a1_b2_c"),
+            ("XMLHttp::Request::JSONBody", "xml_http/request/json_body"),
+            ("K::V::", "k/v/"),
         ] {
-            assert_eq!(camelize(input), reference(input), "{input:?}");
-        }
-    }
-
-    #[test]
-    fn underscore_in_one_pass_matches_the_reference() {
-        for input in [
-            "",
-            "A",
-            "a",
-            "AB",
-            "ABc",
-            "A::B",
-            "ABC::Def",
-            "HTTPServer2",
-            "V1::API",
-            ":::",
-            "::",
-            ":",
-            "A:B",
-            "A::",
-            "::Y",
-            "A:::B",
-            "Foo-Bar",
-            "ÄÖÜber",
-            "ÉcoleNormale",
-            "a1B2C",
-            "XMLHttp::Request::JSONBody",
-            "Admin::Billing::InvoiceLine",
-            "snake_case",
-            "K::V::",
-        ] {
-            assert_eq!(underscore(input), underscore_reference(input), "{input:?}");
+            assert_eq!(underscore(input), expected, "{input:?}");
         }
     }
 
