@@ -411,27 +411,11 @@ impl Refs {
     /// The references of `file.methods[index]` and of the methods in `absorbed`.
     pub fn collect(file: &FileFacts, index: usize, absorbed: &[usize]) -> Refs {
         // (scope, kind, name, method called on it)
-        let methods = || {
-            std::iter::once(&index)
-                .chain(absorbed)
-                .filter_map(|&i| file.methods.get(i))
-        };
-        // Sized once (one record per constant and per method called on it, per ivar, per
-        // parameter, per call on a variable).
-        let size: usize = methods()
-            .map(|m| {
-                m.constants
-                    .iter()
-                    .map(|c| 1 + c.methods.len())
-                    .sum::<usize>()
-                    + m.ivars.len()
-                    + m.params.len()
-                    + m.receiver_calls.len()
-            })
-            .sum();
-        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> =
-            Vec::with_capacity(size);
-        for m in methods() {
+        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> = Vec::new();
+        let methods = std::iter::once(&index)
+            .chain(absorbed)
+            .filter_map(|&i| file.methods.get(i));
+        for m in methods {
             for c in &m.constants {
                 let kind = if c.absolute {
                     RefKind::Absolute
