@@ -211,6 +211,34 @@ mod tests {
     }
 
     #[test]
+    fn ascii_camelize_matches_the_general_form() {
+        for input in [
+            "",
+            "_",
+            "__",
+            "a",
+            "a_b",
+            "a__b",
+            "_x",
+            "x_",
+            "a//b",
+            "/a",
+            "a/",
+            "v1_api",
+            "1abc",
+            "billing/invoice_item",
+            "HTML_parser",
+            "already_Camel",
+            "x-y",
+            "a.b_c",
+            "payment_gateway/v2_client",
+        ] {
+            assert_eq!(camelize_ascii(input), camelize_words(input), "{input:?}");
+        }
+        assert_eq!(camelize("über_grün"), "ÜberGrün");
+    }
+
+    #[test]
     fn underscore_edge_cases() {
         // What ActiveSupport's rules (and this function before its one-pass form) give.
         for (input, expected) in [
