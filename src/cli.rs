@@ -82,7 +82,7 @@ pub enum Command {
     /// Decides test_config (test level, isolation, confidence, decision trace) per method.
     TestConfig(TestConfigArgs),
     /// Metadata -> RSpec describe/context/it skeleton; creates or patches the spec file.
-    Skeleton(SkeletonArgs),
+    Skeleton(Box<SkeletonArgs>),
     /// The describe/context/it outline of an existing spec, per method.
     Outline {
         /// The spec file.
@@ -205,9 +205,19 @@ pub struct SkeletonArgs {
     /// Default for new methods whose block already exists in the spec.
     #[arg(long, value_parser = ["ask", "overwrite", "skip"])]
     pub on_new_conflict: Option<String>,
-    /// Per-method answer, METHOD_ID=overwrite|skip (repeatable; setters like Foo#bar= work).
+    /// Per-method answer, METHOD_ID=overwrite|skip|beside (repeatable; setters like
+    /// Foo#bar= work; beside only for a hand-written block).
     #[arg(long, value_name = "METHOD_ID=ACTION")]
     pub new_conflict: Vec<String>,
+    /// Default for methods whose block in the spec was written by a person (no
+    /// rspec-testing markers): ask (a decision, exit 2), beside (keep it, add the generated
+    /// block after it), overwrite (its examples are lost) or skip.
+    #[arg(long, value_parser = ["ask", "beside", "overwrite", "skip"])]
+    pub on_hand_written: Option<String>,
+    /// Per-method answer for a hand-written block, METHOD_ID=beside|overwrite|skip
+    /// (repeatable).
+    #[arg(long, value_name = "METHOD_ID=ACTION")]
+    pub hand_written: Vec<String>,
     /// Only this method id (repeatable).
     #[arg(long, value_name = "METHOD_ID")]
     pub only: Vec<String>,

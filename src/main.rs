@@ -111,6 +111,8 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 controllers_legacy: a.controllers_legacy.clone(),
                 on_new_conflict: a.on_new_conflict.clone(),
                 new_conflict: a.new_conflict.clone(),
+                on_hand_written: a.on_hand_written.clone(),
+                hand_written: a.hand_written.clone(),
                 only: a.only.clone(),
                 shared_examples_threshold: a.shared_examples_threshold,
             },

@@ -485,19 +485,113 @@ RSpec.describe Checkout do
 end
 "#;
 
+/// Every line of `before` is in `after`, in order.
+fn keeps_every_line(before: &str, after: &str) -> bool {
+    let mut rest = after.lines();
+    before.lines().all(|line| rest.any(|l| l == line))
+}
+
+/// Regression (lobsters' story_image_spec.rb lost its two examples): a modified method
+/// whose block was written by a person is a decision; nothing is written until the
+/// person chooses.
 #[test]
-fn modified_method_replaces_the_body_of_a_hand_written_describe() {
+fn a_hand_written_block_of_a_modified_method_is_a_decision_not_a_replacement() {
     let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
     p.write(SPEC, HAND_WRITTEN);
+    insta::assert_snapshot!("hand_written_block", write_stdout(&p, &[], 2));
+    assert_eq!(p.read(SPEC), HAND_WRITTEN);
+    let text = write_stdout(&p, &["--format", "text"], 2);
+    assert_eq!(
+        text,
+        "needs_decision\n\nConflict: the spec already has a hand-written block for this method (hand_written_block)\n  The spec already contains a describe block for method_id=Checkout#call.\n  The existing block has no rspec-testing markers: a person wrote it (1 example, lines 8-16).\n  Choose whether to keep it and add the generated block beside it, overwrite it (its examples are lost), or skip this method.\n  --hand-written=Checkout#call=beside  Keep the hand-written block and add the generated block after it\n  --hand-written=Checkout#call=overwrite  Overwrite the hand-written block (its examples are removed)\n  --hand-written=Checkout#call=skip  Skip this method (leave the hand-written block unchanged)\n"
+    );
+
+    // Skip: nothing changes.
+    let answer = write_run(&p, &["--hand-written", "Checkout#call=skip"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "skip", "reason": "hand_written_skip", "status": "skipped"}])
+    );
+    assert_eq!(p.read(SPEC), HAND_WRITTEN);
+
+    // Beside: every hand-written line stays, in order; the generated block follows the
+    // hand-written one, and the file parses.
+    let answer = write_run(&p, &["--on-hand-written", "beside"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "insert", "reason": "hand_written_beside", "status": "inserted"}])
+    );
+    let spec = p.read(SPEC);
+    assert!(keeps_every_line(HAND_WRITTEN, &spec));
+    let blocks = stdout_of(&p, &[]);
+    assert_eq!(
+        spec,
+        HAND_WRITTEN.replacen(
+            "  end\n\n  describe '#refund' do",
+            &format!("  end\n\n{blocks}\n  describe '#refund' do"),
+            1
+        )
+    );
+    assert_parses(&spec);
+
+    // The next run replaces the generated block (it has markers) and asks nothing.
     let answer = write_run(&p, &[], 0);
     assert_eq!(
         answer["operations"],
         serde_json::json!([{"method_id": "Checkout#call", "action": "replace", "status": "replaced"}])
     );
+    assert_eq!(p.read(SPEC), spec);
+}
+
+#[test]
+fn overwriting_a_hand_written_block_replaces_only_its_body() {
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    p.write(SPEC, HAND_WRITTEN);
+    let answer = write_run(&p, &["--hand-written", "Checkout#call=overwrite"], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "replace", "reason": "hand_written_overwrite", "status": "replaced"}])
+    );
     assert_eq!(answer["created"], false);
     let spec = p.read(SPEC);
     assert_eq!(spec, hand_written_with_generated_call(&p));
     assert_parses(&spec);
+}
+
+/// A new method with a hand-written block keeps the contract's `new_method_conflict`
+/// (`detected_by: describe`), with `beside` as a third choice.
+#[test]
+fn a_hand_written_block_of_a_new_method_offers_beside() {
+    let p = project(CHECKOUT);
+    p.write(SPEC, HAND_WRITTEN);
+    let answer = write_run(&p, &[], 2);
+    let decision = &answer["decisions"][0];
+    assert_eq!(decision["decision"], "new_method_conflict");
+    assert_eq!(decision["context"]["detected_by"], "describe");
+    assert_eq!(decision["context"]["hand_written_examples"], 1);
+    let flags: Vec<&str> = decision["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["flag"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            "--new-conflict=Checkout#call=overwrite",
+            "--new-conflict=Checkout#call=skip",
+            "--new-conflict=Checkout#call=beside"
+        ]
+    );
+    let answer = write_run(&p, &["--new-conflict", "Checkout#call=beside"], 0);
+    assert_eq!(answer["operations"][0]["reason"], "hand_written_beside");
+    assert!(keeps_every_line(HAND_WRITTEN, &p.read(SPEC)));
+    // `beside` for a generated block would describe the method twice: refused.
+    let answer = write_run(&p, &["--new-conflict", "Checkout#call=beside"], 1);
+    assert_eq!(
+        answer["error"],
+        "beside applies only to hand-written blocks: the block of Checkout#call has rspec-testing markers (choose overwrite or skip)"
+    );
 }
 
 /// HAND_WRITTEN with the body of `describe '#call'` replaced by the generated one:
@@ -517,7 +611,7 @@ fn hand_written_with_generated_call(p: &Project) -> String {
 fn regression_modifier_if_does_not_swallow_the_next_describe() {
     let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
     p.write(SPEC, HAND_WRITTEN);
-    write_run(&p, &[], 0);
+    write_run(&p, &["--hand-written", "Checkout#call=overwrite"], 0);
     let spec = p.read(SPEC);
     assert_eq!(spec, hand_written_with_generated_call(&p));
     assert_eq!(
@@ -578,7 +672,7 @@ fn setter_methods_can_be_named_in_new_conflict() {
     let answer = write_run(&p, &["--new-conflict", "Checkout#amount==keep"], 1);
     assert_eq!(
         answer["error"],
-        "--new-conflict ACTION must be overwrite or skip"
+        "--new-conflict ACTION must be overwrite, skip or beside"
     );
 }
 

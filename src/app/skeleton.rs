@@ -11,8 +11,8 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::metadata;
 use crate::report::Answer;
-use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision};
-use crate::spec::patch::{self, Conflict, PatchError, PatchMode};
+use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision, HandWritten};
+use crate::spec::patch::{self, Conflict, Existing, PatchError, PatchMode};
 use crate::spec::source::{self, SpecText};
 use crate::spec::{self, ruby, Mode};
 use crate::yaml::{Mapping, Value};
@@ -38,8 +38,13 @@ pub struct Options {
     pub controllers_legacy: Option<String>,
     /// `ask|overwrite|skip`: default for new methods whose block already exists.
     pub on_new_conflict: Option<String>,
-    /// `METHOD_ID=overwrite|skip`, per method (split at the last `=`, so setters work).
+    /// `METHOD_ID=overwrite|skip|beside`, per method (split at the last `=`, so setters
+    /// work).
     pub new_conflict: Vec<String>,
+    /// `ask|beside|overwrite|skip`: default for methods whose block is hand-written.
+    pub on_hand_written: Option<String>,
+    /// `METHOD_ID=beside|overwrite|skip`, per method, for hand-written blocks.
+    pub hand_written: Vec<String>,
     /// Only these method ids.
     pub only: Vec<String>,
     /// Shared-examples threshold (default 3, at least 2).
@@ -186,6 +191,119 @@ struct Selected {
     method_id: String,
     descriptor: String,
     new: bool,
+    /// `method_mode` as the metadata gives it.
+    mode: String,
+}
+
+/// The answers the flags give to conflicts with blocks already in the spec.
+struct Actions {
+    /// `--on-new-conflict`.
+    on_new: ConflictAction,
+    /// `--new-conflict`, per method.
+    new: Vec<(String, ConflictAction)>,
+    /// `--on-hand-written`.
+    on_hand: ConflictAction,
+    /// `--hand-written`, per method.
+    hand: Vec<(String, ConflictAction)>,
+}
+
+impl Actions {
+    fn read(options: &Options) -> Result<Self> {
+        let on_new = match options.on_new_conflict.as_deref() {
+            None => ConflictAction::Ask,
+            Some(a) => ConflictAction::parse(a)
+                .filter(|a| *a != ConflictAction::Beside)
+                .ok_or_else(|| usage("--on-new-conflict must be one of: ask, overwrite, skip"))?,
+        };
+        let on_hand = match options.on_hand_written.as_deref() {
+            None => ConflictAction::Ask,
+            Some(a) => ConflictAction::parse(a).ok_or_else(|| {
+                usage("--on-hand-written must be one of: ask, beside, overwrite, skip")
+            })?,
+        };
+        Ok(Actions {
+            on_new,
+            new: materialize::parse_new_conflicts(&options.new_conflict).map_err(|m| usage(&m))?,
+            on_hand,
+            hand: materialize::parse_hand_written(&options.hand_written).map_err(|m| usage(&m))?,
+        })
+    }
+
+    fn lookup(list: &[(String, ConflictAction)], id: &str) -> Option<ConflictAction> {
+        list.iter().find(|(m, _)| m == id).map(|(_, a)| *a)
+    }
+
+    /// For a generated (marked) block: only new methods ask (the contract upserts the
+    /// others): `--new-conflict`, else `--on-new-conflict`.
+    fn for_marked(&self, method: &Selected) -> ConflictAction {
+        Self::lookup(&self.new, &method.method_id).unwrap_or(self.on_new)
+    }
+
+    /// For a hand-written block, whatever the mode: `--hand-written`, else (new methods)
+    /// `--new-conflict`, else `--on-hand-written`, else (new methods) `--on-new-conflict`.
+    fn for_hand_written(&self, method: &Selected) -> ConflictAction {
+        let id = &method.method_id;
+        let given = |a: ConflictAction| Some(a).filter(|a| *a != ConflictAction::Ask);
+        Self::lookup(&self.hand, id)
+            .or_else(|| Self::lookup(&self.new, id).filter(|_| method.new))
+            .or_else(|| given(self.on_hand))
+            .or_else(|| given(self.on_new).filter(|_| method.new))
+            .unwrap_or(ConflictAction::Ask)
+    }
+
+    /// The decision to ask about a method's existing block, if its action is `ask`; an
+    /// error when `beside` was asked for a generated block.
+    fn decision(
+        &self,
+        spec_rel: &str,
+        method: &Selected,
+        block: &Found,
+    ) -> Option<Result<Decision>> {
+        match &block.hand {
+            None => match self.for_marked(method) {
+                ConflictAction::Beside => Some(Err(usage(&format!(
+                    "beside applies only to hand-written blocks: the block of {} has rspec-testing markers (choose overwrite or skip)",
+                    method.method_id
+                )))),
+                ConflictAction::Ask if method.new => Some(Ok(materialize::new_method_conflict(
+                    spec_rel,
+                    &method.method_id,
+                    "markers",
+                    None,
+                ))),
+                _ => None,
+            },
+            Some(hand) => match self.for_hand_written(method) {
+                ConflictAction::Ask if method.new => Some(Ok(materialize::new_method_conflict(
+                    spec_rel,
+                    &method.method_id,
+                    "describe",
+                    Some(hand),
+                ))),
+                ConflictAction::Ask => Some(Ok(materialize::hand_written_block(
+                    spec_rel,
+                    &method.method_id,
+                    &method.mode,
+                    hand,
+                ))),
+                _ => None,
+            },
+        }
+    }
+}
+
+fn conflict_of(action: ConflictAction) -> Conflict {
+    match action {
+        ConflictAction::Ask => Conflict::Error,
+        ConflictAction::Overwrite => Conflict::Overwrite,
+        ConflictAction::Skip => Conflict::Skip,
+        ConflictAction::Beside => Conflict::Beside,
+    }
+}
+
+/// A selected method's block found in the spec: generated (`hand: None`) or hand-written.
+struct Found {
+    hand: Option<HandWritten>,
 }
 
 impl Write<'_> {
@@ -234,20 +352,7 @@ impl Write<'_> {
             .clone()
             .or_else(|| self.config.controllers_spec_policy.clone())
             .unwrap_or_else(|| "request".to_string());
-        let default_action = match options.on_new_conflict.as_deref() {
-            None => ConflictAction::Ask,
-            Some(a) => ConflictAction::parse(a)
-                .ok_or_else(|| usage("--on-new-conflict must be one of: ask, overwrite, skip"))?,
-        };
-        let per_method =
-            materialize::parse_new_conflicts(&options.new_conflict).map_err(|m| usage(&m))?;
-        let action_for = |id: &str| {
-            per_method
-                .iter()
-                .find(|(m, _)| m == id)
-                .map_or(default_action, |(_, a)| *a)
-        };
-
+        let actions = Actions::read(options)?;
         // Rails controllers: request or legacy controller spec.
         let mut controller: Option<(ControllerState, String)> = None;
         if project_type == "rails" {
@@ -295,15 +400,12 @@ impl Write<'_> {
         }
         let existing = read_spec(&spec_abs).map_err(|m| self.spec_error(&spec_abs, m))?;
         if let Some(text) = &existing {
-            for (method_id, detected_by) in new_conflicts(text, &selected).map_err(|m| {
+            let found = existing_blocks(text, &selected).map_err(|m| {
                 self.spec_error(&spec_abs, format!("cannot_scan_spec_for_conflicts: {m}"))
-            })? {
-                if action_for(&method_id) == ConflictAction::Ask {
-                    decisions.push(materialize::new_method_conflict(
-                        &spec_rel,
-                        &method_id,
-                        detected_by,
-                    ));
+            })?;
+            for (method, block) in &found {
+                if let Some(decision) = actions.decision(&spec_rel, method, block) {
+                    decisions.push(decision?);
                 }
             }
         }
@@ -337,11 +439,6 @@ impl Write<'_> {
 
         let mut operations = Vec::new();
         for method in &selected {
-            let conflict = match action_for(&method.method_id) {
-                ConflictAction::Overwrite => Conflict::Overwrite,
-                ConflictAction::Skip => Conflict::Skip,
-                ConflictAction::Ask => Conflict::Error,
-            };
             let only = [method.method_id.clone()];
             let request = patch::Request {
                 mode: if method.new {
@@ -349,7 +446,8 @@ impl Write<'_> {
                 } else {
                     PatchMode::Upsert
                 },
-                conflict,
+                conflict: conflict_of(actions.for_marked(method)),
+                hand_written: conflict_of(actions.for_hand_written(method)),
                 only: &only,
                 class_name: Some(&class_name),
             };
@@ -435,6 +533,7 @@ impl Write<'_> {
             if !self.options.only.is_empty() && !self.options.only.contains(&method_id) {
                 continue;
             }
+            let mode = field("method_mode");
             out.push(Selected {
                 method_id,
                 descriptor: if class {
@@ -442,7 +541,8 @@ impl Write<'_> {
                 } else {
                     format!("#{name}")
                 },
-                new: field("method_mode") == "new",
+                new: mode == "new",
+                mode,
             });
         }
         Ok(out)
@@ -458,30 +558,51 @@ fn read_spec(path: &Path) -> std::result::Result<Option<SpecText>, String> {
     }
 }
 
-/// The selected `new` methods whose block is already in the spec, with how it was found
-/// (`markers` or `describe`): marker blocks in file order, then describe blocks.
-fn new_conflicts(
+/// The selected methods whose block is already in the spec, in selection order: marker
+/// blocks are generated, `describe` blocks without markers hand-written (with their line
+/// ranges and examples, for the question).
+fn existing_blocks<'a>(
     text: &SpecText,
-    selected: &[Selected],
-) -> std::result::Result<Vec<(String, &'static str)>, String> {
+    selected: &'a [Selected],
+) -> std::result::Result<Vec<(&'a Selected, Found)>, String> {
     let blocks = source::parse(text)?;
-    let marked = source::marker_blocks(text, &blocks)?;
     let wanted: Vec<(String, String)> = selected
         .iter()
-        .filter(|m| m.new)
         .map(|m| (m.method_id.clone(), m.descriptor.clone()))
         .collect();
-    let described = source::describe_blocks(&blocks, &wanted)?;
-    let mut out: Vec<(String, &'static str)> = Vec::new();
-    for b in &marked {
-        if wanted.iter().any(|(id, _)| id == &b.method_id) {
-            out.push((b.method_id.clone(), "markers"));
-        }
-    }
-    for b in &described {
-        if !out.iter().any(|(id, _)| id == &b.method_id) {
-            out.push((b.method_id.clone(), "describe"));
-        }
+    let existing = patch::existing_blocks(text, &blocks, &wanted)?;
+    let mut out = Vec::new();
+    for method in selected {
+        let found = match existing.get(&method.method_id) {
+            None => continue,
+            Some(Existing::Marked(_)) => Found { hand: None },
+            Some(Existing::HandWritten(list)) => {
+                let examples = list
+                    .iter()
+                    .map(|b| {
+                        blocks
+                            .calls
+                            .iter()
+                            .filter(|c| c.is_example())
+                            .filter(|c| {
+                                let line = usize::try_from(c.line).unwrap_or(0);
+                                line > b.open + 1 && line <= b.close + 1
+                            })
+                            .count()
+                    })
+                    .sum();
+                Found {
+                    hand: Some(HandWritten {
+                        lines: list
+                            .iter()
+                            .map(|b| format!("{}-{}", b.open + 1, b.close + 1))
+                            .collect(),
+                        examples,
+                    }),
+                }
+            }
+        };
+        out.push((method, found));
     }
     Ok(out)
 }

@@ -7,24 +7,28 @@ use serde::Serialize;
 
 use crate::yaml::{Mapping, Value};
 
-/// What to do with a new method whose block already exists.
+/// What to do with a method whose block already exists in the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConflictAction {
-    /// Stop with a `new_method_conflict` decision.
+    /// Stop with a decision (`new_method_conflict` or `hand_written_block`).
     Ask,
     /// Replace the block.
     Overwrite,
-    /// Leave the block.
+    /// Leave the block and add nothing.
     Skip,
+    /// Leave the block and add the generated block right after it (hand-written blocks
+    /// only: a generated block beside a generated block would describe the method twice).
+    Beside,
 }
 
 impl ConflictAction {
-    /// `ask`, `overwrite` or `skip`.
+    /// `ask`, `overwrite`, `skip` or `beside`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "ask" => Some(ConflictAction::Ask),
             "overwrite" => Some(ConflictAction::Overwrite),
             "skip" => Some(ConflictAction::Skip),
+            "beside" => Some(ConflictAction::Beside),
             _ => None,
         }
     }
@@ -32,20 +36,36 @@ impl ConflictAction {
 
 /// Parses `--new-conflict METHOD_ID=ACTION` flags. The value is split at its **last** `=`,
 /// so setters work (`Foo#bar==skip` is `Foo#bar=` → skip). A later flag for the same id
-/// wins.
+/// wins. `beside` is accepted as well as the contract's `overwrite` and `skip`: it is the
+/// third choice of a conflict with a hand-written block.
 pub fn parse_new_conflicts(flags: &[String]) -> Result<Vec<(String, ConflictAction)>, String> {
+    parse_method_actions(flags, "--new-conflict")
+}
+
+/// Parses `--hand-written METHOD_ID=ACTION` flags, like [`parse_new_conflicts`].
+pub fn parse_hand_written(flags: &[String]) -> Result<Vec<(String, ConflictAction)>, String> {
+    parse_method_actions(flags, "--hand-written")
+}
+
+fn parse_method_actions(
+    flags: &[String],
+    flag_name: &str,
+) -> Result<Vec<(String, ConflictAction)>, String> {
     let mut out: Vec<(String, ConflictAction)> = Vec::new();
     for flag in flags {
         let Some((id, action)) = flag.rsplit_once('=') else {
-            return Err("--new-conflict must be METHOD_ID=ACTION".to_string());
+            return Err(format!("{flag_name} must be METHOD_ID=ACTION"));
         };
         if super::ruby::blank(id) || super::ruby::blank(action) {
-            return Err("--new-conflict must be METHOD_ID=ACTION".to_string());
+            return Err(format!("{flag_name} must be METHOD_ID=ACTION"));
         }
-        let action = match action {
-            "overwrite" => ConflictAction::Overwrite,
-            "skip" => ConflictAction::Skip,
-            _ => return Err("--new-conflict ACTION must be overwrite or skip".to_string()),
+        let action = match ConflictAction::parse(action) {
+            Some(a) if a != ConflictAction::Ask => a,
+            _ => {
+                return Err(format!(
+                    "{flag_name} ACTION must be overwrite, skip or beside"
+                ))
+            }
         };
         out.retain(|(existing, _)| existing != id);
         out.push((id.to_string(), action));
@@ -240,34 +260,135 @@ pub fn controllers_legacy_cleanup(source_file: &str, c: &ControllerState) -> Dec
     }
 }
 
-/// A method marked `new` already has a block in the spec: overwrite or skip?
-pub fn new_method_conflict(spec_path: &str, method_id: &str, detected_by: &str) -> Decision {
+/// Where a hand-written block is and what it holds, for the question about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandWritten {
+    /// 1-based `first-last` line ranges of the method's `describe` blocks, in file order.
+    pub lines: Vec<String>,
+    /// The examples (`it`, `specify`, `example`, ...) inside them.
+    pub examples: usize,
+}
+
+impl HandWritten {
+    fn context(&self) -> Vec<(&'static str, Value)> {
+        vec![
+            (
+                "hand_written_lines",
+                Value::Sequence(self.lines.iter().map(|l| Value::from(l.as_str())).collect()),
+            ),
+            ("hand_written_examples", Value::from(self.examples)),
+        ]
+    }
+
+    fn sentence(&self) -> String {
+        format!(
+            "The existing block has no rspec-testing markers: a person wrote it ({} example{}, lines {}).",
+            self.examples,
+            if self.examples == 1 { "" } else { "s" },
+            self.lines.join(", ")
+        )
+    }
+}
+
+/// A method marked `new` already has a block in the spec: overwrite or skip? When the
+/// block is hand-written (`detected_by: describe`), the question says so and a third
+/// choice keeps it and adds the generated block beside it.
+pub fn new_method_conflict(
+    spec_path: &str,
+    method_id: &str,
+    detected_by: &str,
+    hand_written: Option<&HandWritten>,
+) -> Decision {
+    let mut question = format!(
+        "Metadata marks this method as new, but the spec already contains a describe block for method_id={method_id}.\nChoose whether to overwrite the existing block or skip this method."
+    );
+    let mut context = vec![
+        ("spec_path", Value::from(spec_path)),
+        ("method_id", Value::from(method_id)),
+        ("detected_by", Value::from(detected_by)),
+    ];
+    let mut choices = vec![
+        Choice {
+            action: "overwrite",
+            label: "Overwrite existing method block",
+            flag: format!("--new-conflict={method_id}=overwrite"),
+            effects: map(vec![("patch_action", Value::from("replace"))]),
+        },
+        Choice {
+            action: "skip",
+            label: "Skip this method (leave existing block unchanged)",
+            flag: format!("--new-conflict={method_id}=skip"),
+            effects: map(vec![("patch_action", Value::from("skip"))]),
+        },
+    ];
+    if let Some(hand) = hand_written {
+        question.push('\n');
+        question.push_str(&hand.sentence());
+        context.extend(hand.context());
+        choices.push(beside_choice(format!("--new-conflict={method_id}=beside")));
+    }
     Decision {
         decision: "new_method_conflict",
         title: "Conflict: method_mode=new but spec already contains the block",
-        question: format!(
-            "Metadata marks this method as new, but the spec already contains a describe block for method_id={method_id}.\nChoose whether to overwrite the existing block or skip this method."
-        ),
+        question,
         recommended_action: "skip",
-        context: map(vec![
-            ("spec_path", Value::from(spec_path)),
-            ("method_id", Value::from(method_id)),
-            ("detected_by", Value::from(detected_by)),
-        ]),
+        context: map(context),
+        choices,
+    }
+}
+
+/// A method that is not new has a hand-written block (no markers) in the spec. The
+/// contract's patcher would replace its body; a person's examples are never removed
+/// without a decision.
+pub fn hand_written_block(
+    spec_path: &str,
+    method_id: &str,
+    method_mode: &str,
+    hand: &HandWritten,
+) -> Decision {
+    let mut context = vec![
+        ("spec_path", Value::from(spec_path)),
+        ("method_id", Value::from(method_id)),
+        ("method_mode", Value::from(method_mode)),
+        ("detected_by", Value::from("describe")),
+    ];
+    context.extend(hand.context());
+    Decision {
+        decision: "hand_written_block",
+        title: "Conflict: the spec already has a hand-written block for this method",
+        question: format!(
+            "The spec already contains a describe block for method_id={method_id}.\n{}\nChoose whether to keep it and add the generated block beside it, overwrite it (its examples are lost), or skip this method.",
+            hand.sentence()
+        ),
+        recommended_action: "beside",
+        context: map(context),
         choices: vec![
+            beside_choice(format!("--hand-written={method_id}=beside")),
             Choice {
                 action: "overwrite",
-                label: "Overwrite existing method block",
-                flag: format!("--new-conflict={method_id}=overwrite"),
+                label: "Overwrite the hand-written block (its examples are removed)",
+                flag: format!("--hand-written={method_id}=overwrite"),
                 effects: map(vec![("patch_action", Value::from("replace"))]),
             },
             Choice {
                 action: "skip",
-                label: "Skip this method (leave existing block unchanged)",
-                flag: format!("--new-conflict={method_id}=skip"),
+                label: "Skip this method (leave the hand-written block unchanged)",
+                flag: format!("--hand-written={method_id}=skip"),
                 effects: map(vec![("patch_action", Value::from("skip"))]),
             },
         ],
+    }
+}
+
+fn beside_choice(flag: String) -> Choice {
+    Choice {
+        action: "beside",
+        label: "Keep the hand-written block and add the generated block after it",
+        flag,
+        effects: map(vec![
+            ("patch_action", Value::from("insert")),
+            ("position", Value::from("after_hand_written_block")),
+        ]),
     }
 }
 
@@ -299,7 +420,16 @@ mod tests {
         );
         assert_eq!(
             parse_new_conflicts(&["Foo#call=ask".to_string()]).unwrap_err(),
-            "--new-conflict ACTION must be overwrite or skip"
+            "--new-conflict ACTION must be overwrite, skip or beside"
+        );
+        assert_eq!(
+            parse_hand_written(&["Foo#x?=beside".to_string(), "Foo#y=keep".to_string()])
+                .unwrap_err(),
+            "--hand-written ACTION must be overwrite, skip or beside"
+        );
+        assert_eq!(
+            parse_hand_written(&["Foo#x?=beside".to_string()]).unwrap(),
+            vec![("Foo#x?".to_string(), ConflictAction::Beside)]
         );
     }
 

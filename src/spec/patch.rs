@@ -6,8 +6,15 @@
 //! heredocs and `{ }` blocks cannot shift a block's end. Inserted and replacing lines are
 //! re-indented to the block they land in (the generated text assumes `RSpec.describe` at
 //! column 0, where nothing changes).
+//!
+//! A block the pipeline generated carries `method_begin`/`method_end` markers, and the
+//! contract's upsert replaces it. A `describe '#name'` block without markers was written
+//! by a person: whatever the mode, it is never replaced or removed unless the request says
+//! so ([`Request::hand_written`]); the patcher's own rule, not only the caller's.
 
 use std::collections::BTreeMap;
+
+use crate::index::spec_blocks::{ArgKind, SpecBlocks, SpecCall};
 
 use super::source::{self, MethodBlock, SpecText};
 
@@ -22,15 +29,18 @@ pub enum PatchMode {
     Upsert,
 }
 
-/// What an insert does when the block already exists.
+/// What to do with a block that is already in the spec when the mode does not decide it
+/// alone (an insert meeting a generated block; any mode meeting a hand-written block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conflict {
-    /// Fail.
+    /// Fail (the caller asks the person first).
     Error,
     /// Replace it.
     Overwrite,
-    /// Leave it.
+    /// Leave it, add nothing.
     Skip,
+    /// Leave it and add the generated block right after it (hand-written blocks only).
+    Beside,
 }
 
 /// A generated method block.
@@ -52,7 +62,9 @@ pub struct Operation {
     pub method_id: String,
     /// `insert`, `replace` or `skip`.
     pub action: &'static str,
-    /// `conflict_overwrite` or `conflict_skip`, when the action came from a conflict.
+    /// `conflict_overwrite`, `conflict_skip` or `conflict_beside` when the action came
+    /// from a conflict with a generated block; `hand_written_overwrite`,
+    /// `hand_written_skip` or `hand_written_beside` when it came from a hand-written one.
     pub reason: Option<&'static str>,
     /// `inserted`, `replaced` or `skipped`.
     pub status: &'static str,
@@ -61,7 +73,7 @@ pub struct Operation {
 /// Why a patch failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatchError {
-    /// An insert met an existing block under `Conflict::Error`.
+    /// A block exists and the request did not say what to do with it.
     Conflict(String),
     /// Anything else (a block cannot be found, the file does not parse, ...).
     Apply(String),
@@ -80,12 +92,65 @@ impl std::fmt::Display for PatchError {
 pub struct Request<'a> {
     /// Insert, replace or upsert.
     pub mode: PatchMode,
-    /// What an insert does with an existing block.
+    /// What an insert does with an existing generated (marked) block.
     pub conflict: Conflict,
+    /// What any mode does with an existing hand-written (unmarked) block.
+    pub hand_written: Conflict,
     /// The methods to apply (all source blocks when empty), in this order.
     pub only: &'a [String],
     /// The class under test, to find `RSpec.describe {class_name}` for inserts.
     pub class_name: Option<&'a str>,
+}
+
+/// A method's block already in the spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Existing {
+    /// Generated: found through its `method_begin`/`method_end` markers.
+    Marked(MethodBlock),
+    /// Written by a person: `describe '#name'` blocks without markers, in file order
+    /// (a hand-written spec may describe a method more than once).
+    HandWritten(Vec<MethodBlock>),
+}
+
+impl Existing {
+    /// How the block was found, in the words of the contract's `detected_by`.
+    pub fn detected_by(&self) -> &'static str {
+        match self {
+            Existing::Marked(_) => "markers",
+            Existing::HandWritten(_) => "describe",
+        }
+    }
+}
+
+/// The method blocks of `sources` already in the spec: marker blocks of any method, then
+/// `describe` blocks without markers of the source methods that have no marker block.
+/// A describe call that a marker block claims is never also a hand-written block, so a
+/// generated block added beside a hand-written one is told apart from it.
+pub fn existing_blocks(
+    text: &SpecText,
+    blocks: &SpecBlocks,
+    wanted: &[(String, String)],
+) -> Result<BTreeMap<String, Existing>, String> {
+    let marked = source::marker_blocks(text, blocks)?;
+    let claimed: Vec<usize> = marked.iter().map(|b| b.call).collect();
+    let mut out: BTreeMap<String, Existing> = BTreeMap::new();
+    let unmarked: Vec<(String, String)> = wanted
+        .iter()
+        .filter(|(id, _)| !marked.iter().any(|b| &b.method_id == id))
+        .cloned()
+        .collect();
+    for b in source::describe_blocks(blocks, &unmarked, &claimed) {
+        match out.get_mut(&b.method_id) {
+            Some(Existing::HandWritten(list)) => list.push(b),
+            _ => {
+                out.insert(b.method_id.clone(), Existing::HandWritten(vec![b]));
+            }
+        }
+    }
+    for b in marked {
+        out.insert(b.method_id.clone(), Existing::Marked(b));
+    }
+    Ok(out)
 }
 
 /// Applies `sources` to `text`. Every operation is decided before any is applied (so a
@@ -114,7 +179,7 @@ pub fn apply(
     let targets = target_blocks(text, sources)?;
     let mut decided = Vec::new();
     for id in &selected {
-        decided.push(decide(id, targets.contains_key(*id), request)?);
+        decided.push(decide(id, targets.get(*id), request)?);
     }
     let mut current = text.clone();
     let mut operations = Vec::new();
@@ -123,14 +188,15 @@ pub fn apply(
     // a parse of the whole spec per insert was quadratic for classes with thousands of
     // methods; the file is still parsed once at the end.
     let mut next_insert: Option<(usize, usize)> = None;
-    for (id, op) in selected.iter().zip(decided) {
+    let mut inserted = false;
+    for (id, (op, step)) in selected.iter().zip(decided) {
         let source = sources.iter().find(|s| s.method_id == *id).ok_or_else(|| {
             PatchError::Apply(format!(
                 "Requested method_id(s) not found in blocks input: {id}"
             ))
         })?;
-        match op.action {
-            "insert" => {
+        match step {
+            Step::Insert => {
                 let (index, indent) = match next_insert {
                     Some(point) => point,
                     None => insertion_point(&current, sources, request.class_name)?,
@@ -138,20 +204,51 @@ pub fn apply(
                 let (patched, after) = insert_at(&current, source, index, indent);
                 current = patched;
                 next_insert = Some((after, indent));
+                inserted = true;
             }
-            "replace" => {
+            Step::Beside => {
+                // After the hand-written block(s), found again in the current text.
+                let targets = target_blocks(&current, sources)?;
+                let Some(Existing::HandWritten(list)) = targets.get(*id) else {
+                    return Err(PatchError::Apply(format!(
+                        "Missing hand-written block for method_id={id}"
+                    )));
+                };
+                let last = list.iter().max_by_key(|b| b.close).ok_or_else(|| {
+                    PatchError::Apply(format!("Missing hand-written block for method_id={id}"))
+                })?;
+                let (patched, _) = insert_at(&current, source, last.close + 1, last.indent);
+                current = patched;
+                next_insert = None;
+                inserted = true;
+            }
+            Step::Replace => {
                 next_insert = None;
                 let targets = target_blocks(&current, sources)?;
-                let target = targets.get(*id).ok_or_else(|| {
-                    PatchError::Apply(format!("Missing target block for replace: method_id={id}"))
-                })?;
+                let target = match targets.get(*id) {
+                    Some(Existing::Marked(b)) => b,
+                    Some(Existing::HandWritten(list)) => match list.as_slice() {
+                        [one] => one,
+                        _ => {
+                            return Err(PatchError::Apply(format!(
+                                "Multiple describe blocks found for method_id={id} (descriptor={})",
+                                source.descriptor
+                            )))
+                        }
+                    },
+                    None => {
+                        return Err(PatchError::Apply(format!(
+                            "Missing target block for replace: method_id={id}"
+                        )))
+                    }
+                };
                 current = replace(&current, target, source)?;
             }
-            _ => {}
+            Step::Skip => {}
         }
         operations.push(op);
     }
-    if next_insert.is_some() {
+    if inserted {
         // The check each insert's parse used to make: the result still parses and its
         // blocks are found.
         target_blocks(&current, sources)?;
@@ -159,48 +256,91 @@ pub fn apply(
     Ok((current, operations))
 }
 
-fn decide(id: &str, has_target: bool, request: Request<'_>) -> Result<Operation, PatchError> {
-    let op = |action, reason, status| Operation {
-        method_id: id.to_string(),
-        action,
-        reason,
-        status,
+/// What is done to the text for one method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Insert,
+    Beside,
+    Replace,
+    Skip,
+}
+
+fn decide(
+    id: &str,
+    existing: Option<&Existing>,
+    request: Request<'_>,
+) -> Result<(Operation, Step), PatchError> {
+    let op = |action, reason, status, step| {
+        (
+            Operation {
+                method_id: id.to_string(),
+                action,
+                reason,
+                status,
+            },
+            step,
+        )
     };
-    match (request.mode, has_target) {
-        (PatchMode::Insert | PatchMode::Upsert, false) => Ok(op("insert", None, "inserted")),
-        (PatchMode::Insert, true) => match request.conflict {
-            Conflict::Overwrite => Ok(op("replace", Some("conflict_overwrite"), "replaced")),
-            Conflict::Skip => Ok(op("skip", Some("conflict_skip"), "skipped")),
-            Conflict::Error => Err(PatchError::Conflict(format!(
+    match (request.mode, existing) {
+        (PatchMode::Insert | PatchMode::Upsert, None) => {
+            Ok(op("insert", None, "inserted", Step::Insert))
+        }
+        (PatchMode::Replace, None) => Err(PatchError::Apply(format!(
+            "Missing target block for replace: method_id={id}"
+        ))),
+        (PatchMode::Insert, Some(Existing::Marked(_))) => match request.conflict {
+            Conflict::Overwrite => Ok(op(
+                "replace",
+                Some("conflict_overwrite"),
+                "replaced",
+                Step::Replace,
+            )),
+            Conflict::Skip => Ok(op("skip", Some("conflict_skip"), "skipped", Step::Skip)),
+            Conflict::Error | Conflict::Beside => Err(PatchError::Conflict(format!(
                 "target spec already contains method_id={id}"
             ))),
         },
-        (PatchMode::Replace, false) => Err(PatchError::Apply(format!(
-            "Missing target block for replace: method_id={id}"
-        ))),
-        (PatchMode::Replace | PatchMode::Upsert, true) => Ok(op("replace", None, "replaced")),
+        (PatchMode::Replace | PatchMode::Upsert, Some(Existing::Marked(_))) => {
+            Ok(op("replace", None, "replaced", Step::Replace))
+        }
+        (_, Some(Existing::HandWritten(list))) => match request.hand_written {
+            Conflict::Overwrite => Ok(op(
+                "replace",
+                Some("hand_written_overwrite"),
+                "replaced",
+                Step::Replace,
+            )),
+            Conflict::Skip => Ok(op(
+                "skip",
+                Some("hand_written_skip"),
+                "skipped",
+                Step::Skip,
+            )),
+            Conflict::Beside => Ok(op(
+                "insert",
+                Some("hand_written_beside"),
+                "inserted",
+                Step::Beside,
+            )),
+            Conflict::Error => Err(PatchError::Conflict(format!(
+                "target spec has a hand-written block for method_id={id} (line {}, no rspec-testing markers): keep it and add the generated block beside it, overwrite it, or skip the method",
+                list.first().map_or(0, |b| b.open + 1)
+            ))),
+        },
     }
 }
 
-/// The method blocks already in the spec: marker blocks of any method, plus `describe`
-/// blocks of the source methods; markers win.
+/// The method blocks of the source methods already in the spec.
 fn target_blocks(
     text: &SpecText,
     sources: &[SourceBlock],
-) -> Result<BTreeMap<String, MethodBlock>, PatchError> {
+) -> Result<BTreeMap<String, Existing>, PatchError> {
     let blocks = source::parse(text).map_err(PatchError::Apply)?;
     let wanted: Vec<(String, String)> = sources
         .iter()
         .map(|s| (s.method_id.clone(), s.descriptor.clone()))
         .collect();
-    let mut targets = BTreeMap::new();
-    for b in source::describe_blocks(&blocks, &wanted).map_err(PatchError::Apply)? {
-        targets.insert(b.method_id.clone(), b);
-    }
-    for b in source::marker_blocks(text, &blocks).map_err(PatchError::Apply)? {
-        targets.insert(b.method_id.clone(), b);
-    }
-    Ok(targets)
+    existing_blocks(text, &blocks, &wanted).map_err(PatchError::Apply)
 }
 
 /// Re-indents generated lines by `delta` columns (blank lines stay empty).
@@ -253,45 +393,36 @@ fn insert_at(
 }
 
 /// Where an inserted block goes (a 0-based line index to insert before) and the
-/// indentation of its `describe` line: after the last method block; else before the end
-/// of `RSpec.describe {class_name}`, else of any `RSpec.describe`; else before the last
-/// `end` line.
+/// indentation of its `describe` line: after the last method block directly inside the
+/// class's example group; else before the end of that group; else before the last `end`
+/// line.
 fn insertion_point(
     text: &SpecText,
     sources: &[SourceBlock],
     class_name: Option<&str>,
 ) -> Result<(usize, usize), PatchError> {
-    let targets = target_blocks(text, sources)?;
-    if let Some(last) = targets.values().max_by_key(|b| b.close) {
+    let blocks = source::parse(text).map_err(PatchError::Apply)?;
+    let wanted: Vec<(String, String)> = sources
+        .iter()
+        .map(|s| (s.method_id.clone(), s.descriptor.clone()))
+        .collect();
+    let targets = existing_blocks(text, &blocks, &wanted).map_err(PatchError::Apply)?;
+    let group = class_group(&blocks, class_name)?;
+    let last = targets
+        .values()
+        .flat_map(|e| match e {
+            Existing::Marked(b) => std::slice::from_ref(b),
+            Existing::HandWritten(list) => list.as_slice(),
+        })
+        .filter(|b| match group {
+            Some(g) => blocks.calls.get(b.call).and_then(|c| c.parent) == Some(g),
+            None => true,
+        })
+        .max_by_key(|b| b.close);
+    if let Some(last) = last {
         return Ok((last.close + 1, last.indent));
     }
-    let blocks = source::parse(text).map_err(PatchError::Apply)?;
-    let rspec: Vec<&crate::index::spec_blocks::SpecCall> = blocks
-        .calls
-        .iter()
-        .filter(|c| c.receiver.is_some() && c.name == "describe" && c.block.is_some())
-        .collect();
-    if let Some(class_name) = class_name.filter(|c| !super::ruby::blank(c)) {
-        let named: Vec<&&crate::index::spec_blocks::SpecCall> = rspec
-            .iter()
-            .filter(|c| {
-                c.arg.as_ref().is_some_and(|a| {
-                    a.kind == crate::index::spec_blocks::ArgKind::Constant
-                        && a.value.as_deref() == Some(class_name)
-                })
-            })
-            .collect();
-        match named.as_slice() {
-            [] => {}
-            [call] => return Ok(close_of(call)),
-            _ => {
-                return Err(PatchError::Apply(format!(
-                    "Multiple RSpec.describe blocks found for class_name={class_name}"
-                )))
-            }
-        }
-    }
-    if let Some(call) = rspec.first() {
+    if let Some(call) = group.and_then(|g| blocks.calls.get(g)) {
         return Ok(close_of(call));
     }
     let last_end = text
@@ -304,7 +435,65 @@ fn insertion_point(
     Ok((last_end, source::indent_of(text.line(last_end)) + 2))
 }
 
-fn close_of(call: &crate::index::spec_blocks::SpecCall) -> (usize, usize) {
+/// The example group of the class under test: among the top-level `describe` blocks
+/// (`RSpec.describe Foo`, `describe Foo` outside any group, inside modules too, with
+/// metadata such as `type: :model`), the one naming the class (`Foo::Bar`, or `Bar`
+/// inside `module Foo`, or the string `"Foo::Bar"`); else the first `RSpec.describe`,
+/// else the first top-level `describe`.
+fn class_group(blocks: &SpecBlocks, class_name: Option<&str>) -> Result<Option<usize>, PatchError> {
+    let top: Vec<(usize, &SpecCall)> = blocks
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.name == "describe"
+                && c.block.is_some()
+                && (c.receiver.is_some() || c.parent.is_none())
+        })
+        .collect();
+    if let Some(class_name) = class_name.filter(|c| !super::ruby::blank(c)) {
+        let named: Vec<usize> = top
+            .iter()
+            .filter(|(_, c)| c.arg.as_ref().is_some_and(|a| names_class(a, class_name)))
+            .map(|(i, _)| *i)
+            .collect();
+        match named.as_slice() {
+            [] => {}
+            [one] => return Ok(Some(*one)),
+            _ => {
+                return Err(PatchError::Apply(format!(
+                    "Multiple RSpec.describe blocks found for class_name={class_name}"
+                )))
+            }
+        }
+    }
+    Ok(top
+        .iter()
+        .find(|(_, c)| c.receiver.is_some())
+        .or_else(|| top.first())
+        .map(|(i, _)| *i))
+}
+
+/// Whether a describe argument names `class_name`.
+fn names_class(arg: &crate::index::spec_blocks::CallArg, class_name: &str) -> bool {
+    let Some(value) = arg.value.as_deref() else {
+        return false;
+    };
+    match arg.kind {
+        ArgKind::Constant => {
+            let value = value.trim_start_matches("::");
+            let class_name = class_name.trim_start_matches("::");
+            value == class_name
+                || class_name
+                    .strip_suffix(value)
+                    .is_some_and(|prefix| prefix.ends_with("::"))
+        }
+        ArgKind::String => value == class_name,
+        ArgKind::Other => false,
+    }
+}
+
+fn close_of(call: &SpecCall) -> (usize, usize) {
     let close = call
         .block
         .map_or(call.end_line, |b| b.close_line)
@@ -387,12 +576,23 @@ mod tests {
         mode: PatchMode,
         conflict: Conflict,
     ) -> Result<(String, Vec<String>), PatchError> {
+        run_with(spec, sources, mode, conflict, Conflict::Error)
+    }
+
+    fn run_with(
+        spec: &str,
+        sources: &[SourceBlock],
+        mode: PatchMode,
+        conflict: Conflict,
+        hand_written: Conflict,
+    ) -> Result<(String, Vec<String>), PatchError> {
         let (text, ops) = apply(
             &SpecText::from_text(spec),
             sources,
             Request {
                 mode,
                 conflict,
+                hand_written,
                 only: &[],
                 class_name: Some("A"),
             },
@@ -458,14 +658,18 @@ mod tests {
     #[test]
     fn replace_keeps_the_describe_line_and_end_and_reindents_nested_blocks() {
         let spec = "module Billing\n  RSpec.describe A do\n    describe('#a', :focus) do # hand-written\n      it('old') { expect(1).to eq(1) if true }\n      let(:f) { -> { 1 } }\n    end # keep me\n  end\nend\n";
-        let (out, ops) = run(
+        let (out, ops) = run_with(
             spec,
             &[source_block("A#a", "#a")],
             PatchMode::Upsert,
             Conflict::Error,
+            Conflict::Overwrite,
         )
         .unwrap();
-        assert_eq!(ops, ["A#a replace None replaced"]);
+        assert_eq!(
+            ops,
+            ["A#a replace Some(\"hand_written_overwrite\") replaced"]
+        );
         assert_eq!(
             out,
             "module Billing\n  RSpec.describe A do\n    describe('#a', :focus) do # hand-written\n      # rspec-testing:method_begin method=\"#a\" method_id=\"A#a\"\n      it 'works' do\n        {EXPECTATION}\n      end\n      # rspec-testing:method_end method=\"#a\" method_id=\"A#a\"\n    end # keep me\n  end\nend\n"
@@ -524,11 +728,12 @@ mod tests {
 
     #[test]
     fn one_line_blocks_are_not_replaced() {
-        let err = run(
+        let err = run_with(
             "describe('#a') { it { } }\n",
             &[source_block("A#a", "#a")],
             PatchMode::Upsert,
             Conflict::Error,
+            Conflict::Overwrite,
         )
         .unwrap_err();
         assert_eq!(
@@ -551,5 +756,190 @@ mod tests {
             out,
             "RSpec.describe A do\r\n\r\n  describe '#a' do\r\n    # rspec-testing:method_begin method=\"#a\" method_id=\"A#a\"\r\n    it 'works' do\r\n      {EXPECTATION}\r\n    end\r\n    # rspec-testing:method_end method=\"#a\" method_id=\"A#a\"\r\n  end\r\nend"
         );
+    }
+
+    /// Lobsters-shaped: a hand-written `describe "#generate"` with two examples, inside
+    /// `RSpec.describe StoryImage, type: :model`.
+    const PERSON: &str = "require \"rails_helper\"\n\nRSpec.describe A, type: :model do\n  describe \"#a\" do\n    let(:story) { create(:story) }\n\n    it \"handles download failures\" do\n      expect { story.a }.not_to change { story.exists? }\n    end\n\n    it \"skips large images\" do\n      expect(story.a).to be_nil\n    end\n  end\nend\n";
+
+    /// Every line of `before` is in `after`, in order.
+    fn keeps_every_line(before: &str, after: &str) -> bool {
+        let mut rest = after.lines();
+        before.lines().all(|line| rest.any(|l| l == line))
+    }
+
+    #[test]
+    fn a_hand_written_block_is_never_replaced_without_a_choice_in_any_mode() {
+        for mode in [PatchMode::Insert, PatchMode::Upsert, PatchMode::Replace] {
+            for conflict in [Conflict::Error, Conflict::Overwrite, Conflict::Skip] {
+                let err = run(PERSON, &[source_block("A#a", "#a")], mode, conflict).unwrap_err();
+                assert_eq!(
+                    err,
+                    PatchError::Conflict("target spec has a hand-written block for method_id=A#a (line 4, no rspec-testing markers): keep it and add the generated block beside it, overwrite it, or skip the method".to_string()),
+                    "{mode:?} {conflict:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn beside_keeps_the_hand_written_block_and_adds_the_generated_one_after_it() {
+        let (out, ops) = run_with(
+            PERSON,
+            &[source_block("A#a", "#a")],
+            PatchMode::Upsert,
+            Conflict::Error,
+            Conflict::Beside,
+        )
+        .unwrap();
+        assert_eq!(ops, ["A#a insert Some(\"hand_written_beside\") inserted"]);
+        let generated = source_block("A#a", "#a").lines.join("\n");
+        assert_eq!(
+            out,
+            PERSON.replace("  end\nend\n", &format!("  end\n\n{generated}\nend\n"))
+        );
+        assert!(keeps_every_line(PERSON, &out));
+
+        // The next run finds the generated block by its markers and replaces only it;
+        // the hand-written block beside it is neither a conflict nor touched.
+        let (again, ops) = run(
+            &out,
+            &[source_block("A#a", "#a")],
+            PatchMode::Upsert,
+            Conflict::Error,
+        )
+        .unwrap();
+        assert_eq!(ops, ["A#a replace None replaced"]);
+        assert_eq!(again, out);
+    }
+
+    #[test]
+    fn skip_and_overwrite_of_a_hand_written_block() {
+        let (out, ops) = run_with(
+            PERSON,
+            &[source_block("A#a", "#a")],
+            PatchMode::Insert,
+            Conflict::Error,
+            Conflict::Skip,
+        )
+        .unwrap();
+        assert_eq!(ops, ["A#a skip Some(\"hand_written_skip\") skipped"]);
+        assert_eq!(out, PERSON);
+        let (out, _) = run_with(
+            PERSON,
+            &[source_block("A#a", "#a")],
+            PatchMode::Upsert,
+            Conflict::Error,
+            Conflict::Overwrite,
+        )
+        .unwrap();
+        assert!(!out.contains("skips large images"));
+        assert!(out.contains("rspec-testing:method_begin"));
+    }
+
+    #[test]
+    fn a_method_described_twice_by_hand_can_be_kept_but_not_overwritten() {
+        let spec = "describe A do\n  context 'admin' do\n    describe '#a' do\n      it { }\n    end\n  end\n  context 'guest' do\n    describe '#a' do\n      it { }\n    end\n  end\nend\n";
+        let err = run_with(
+            spec,
+            &[source_block("A#a", "#a")],
+            PatchMode::Upsert,
+            Conflict::Error,
+            Conflict::Overwrite,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            PatchError::Apply(
+                "Multiple describe blocks found for method_id=A#a (descriptor=#a)".to_string()
+            )
+        );
+        let (out, _) = run_with(
+            spec,
+            &[source_block("A#a", "#a")],
+            PatchMode::Upsert,
+            Conflict::Error,
+            Conflict::Beside,
+        )
+        .unwrap();
+        // After the last of them, at its indentation.
+        assert!(
+            out.contains(
+                "      it { }\n    end\n\n    describe '#a' do\n      # rspec-testing:method_begin"
+            ),
+            "{out}"
+        );
+        assert!(keeps_every_line(spec, &out));
+    }
+
+    #[test]
+    fn inserts_land_in_the_class_group_whatever_its_form() {
+        let check = |spec: &str, expected_tail: &str| {
+            let (out, _) = run(
+                spec,
+                &[source_block("A#b", "#b")],
+                PatchMode::Insert,
+                Conflict::Error,
+            )
+            .unwrap();
+            assert!(out.ends_with(expected_tail), "{out}");
+            assert!(keeps_every_line(spec, &out));
+            assert!(source::parse(&SpecText::from_text(&out)).is_ok());
+        };
+        let block = source_block("A#b", "#b").lines.join("\n");
+        let indented = shift(&source_block("A#b", "#b").lines, 2, false).join("\n");
+        // A bare `describe A do` after a helper module using module_function.
+        check(
+            "module Helpers\n  module_function\n\n  def build\n  end\nend\n\ndescribe A do\n  it { }\nend\n",
+            &format!("  it {{ }}\n\n{block}\nend\n"),
+        );
+        // `RSpec.describe A, type: :model` after another group.
+        check(
+            "RSpec.describe B do\nend\n\nRSpec.describe A, type: :model do\n  it { }\nend\n",
+            &format!("  it {{ }}\n\n{block}\nend\n"),
+        );
+        // Inside a module, at its indentation.
+        check(
+            "module Billing\n  RSpec.describe Billing::A do\n    it { }\n  end\nend\n",
+            &format!("    it {{ }}\n\n{indented}\n  end\nend\n"),
+        );
+    }
+
+    #[test]
+    fn a_describe_argument_names_the_class_by_its_path_or_last_segments() {
+        let arg = |kind, value: &str| crate::index::spec_blocks::CallArg {
+            kind,
+            value: Some(value.to_string()),
+            source: value.to_string(),
+            span: (0, 0),
+        };
+        assert!(names_class(
+            &arg(ArgKind::Constant, "Billing::Invoice"),
+            "Billing::Invoice"
+        ));
+        assert!(names_class(
+            &arg(ArgKind::Constant, "::Billing::Invoice"),
+            "Billing::Invoice"
+        ));
+        assert!(names_class(
+            &arg(ArgKind::Constant, "Invoice"),
+            "Billing::Invoice"
+        ));
+        assert!(!names_class(
+            &arg(ArgKind::Constant, "Voice"),
+            "Billing::Invoice"
+        ));
+        assert!(!names_class(
+            &arg(ArgKind::Constant, "Billing"),
+            "Billing::Invoice"
+        ));
+        assert!(names_class(
+            &arg(ArgKind::String, "Billing::Invoice"),
+            "Billing::Invoice"
+        ));
+        assert!(!names_class(
+            &arg(ArgKind::Other, "Billing::Invoice"),
+            "Billing::Invoice"
+        ));
     }
 }

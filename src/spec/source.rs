@@ -309,18 +309,21 @@ fn matching_end(text: &SpecText, begin: usize, method_id: &str) -> Result<usize,
     ))
 }
 
-/// The `describe '#name'` blocks (without markers) of the given `(method_id, descriptor)`
-/// pairs, in that order. A descriptor described twice is an error, as in the pipeline.
+/// The `describe '#name'` blocks of the given `(method_id, descriptor)` pairs, in that
+/// order and, for one descriptor, in file order, leaving out the describe calls listed in
+/// `claimed` (those that marker blocks own). A hand-written spec may describe a method
+/// more than once; every block is listed and the caller decides.
 pub fn describe_blocks(
     blocks: &SpecBlocks,
     wanted: &[(String, String)],
-) -> Result<Vec<MethodBlock>, String> {
+    claimed: &[usize],
+) -> Vec<MethodBlock> {
     // The describe calls with a block by their string argument, in order (one scan of the
     // calls, not one per wanted method).
     let mut by_arg: std::collections::HashMap<&str, Vec<(usize, &SpecCall)>> =
         std::collections::HashMap::new();
     for (index, c) in blocks.calls.iter().enumerate() {
-        if c.name == "describe" && c.block.is_some() {
+        if c.name == "describe" && c.block.is_some() && !claimed.contains(&index) {
             if let Some(arg) = c.string_arg() {
                 by_arg.entry(arg).or_default().push((index, c));
             }
@@ -331,20 +334,11 @@ pub fn describe_blocks(
         if super::ruby::blank(descriptor) {
             continue;
         }
-        let matches = by_arg
-            .get(descriptor.as_str())
-            .map_or(&[][..], Vec::as_slice);
-        match matches {
-            [] => {}
-            [(index, call)] => found.extend(block_of(call, *index, method_id, false)),
-            _ => {
-                return Err(format!(
-                    "Multiple describe blocks found for method_id={method_id} (descriptor={descriptor})"
-                ))
-            }
+        for (index, call) in by_arg.get(descriptor.as_str()).into_iter().flatten() {
+            found.extend(block_of(call, *index, method_id, false));
         }
     }
-    Ok(found)
+    found
 }
 
 #[cfg(test)]
@@ -444,8 +438,8 @@ end
                 ("A.b".to_string(), ".b".to_string()),
                 ("A#c".to_string(), "#c".to_string()),
             ],
-        )
-        .unwrap();
+            &[],
+        );
         assert_eq!(described.len(), 1);
         assert_eq!((described[0].open, described[0].close), (9, 12));
     }
@@ -484,12 +478,17 @@ end
     }
 
     #[test]
-    fn a_descriptor_described_twice_is_an_error() {
+    fn a_descriptor_described_twice_gives_both_blocks_and_claimed_calls_are_left_out() {
         let t = text("describe '#a' do\nend\ncontext 'x' do\n  describe(\"#a\") { }\nend\n");
         let blocks = parse(&t).unwrap();
-        assert_eq!(
-            describe_blocks(&blocks, &[("A#a".to_string(), "#a".to_string())]).unwrap_err(),
-            "Multiple describe blocks found for method_id=A#a (descriptor=#a)"
-        );
+        let wanted = [("A#a".to_string(), "#a".to_string())];
+        let lines = |claimed: &[usize]| -> Vec<(usize, usize)> {
+            describe_blocks(&blocks, &wanted, claimed)
+                .iter()
+                .map(|b| (b.open, b.close))
+                .collect()
+        };
+        assert_eq!(lines(&[]), [(0, 1), (3, 3)]);
+        assert_eq!(lines(&[0]), [(3, 3)]);
     }
 }
