@@ -1,0 +1,907 @@
+//! Plan quality on a real codebase: how often `analyze` finds the decisions of a method,
+//! how its texts read, and whether the skeletons it leads to run, plus recall and precision
+//! against expert labels (`eval/labels/*.yml`) when given.
+//!
+//! ```sh
+//! cargo run --release --example plan_quality -- /path/to/app [--labels eval/labels/app.yml] [--details]
+//! ```
+//!
+//! Figures (every public method of every class under `app/` and `lib/`):
+//! - **reach**: of the public methods whose own body holds a decision (`if`, `unless`,
+//!   ternary, `case`, `case/in`, `&&`, `||`, `rescue`, `while`/`until`, `&.`), the share
+//!   with at least one characteristic;
+//! - **code in descriptions**: value and behavior descriptions that hold Ruby (calls with
+//!   parentheses, method chains, `snake_case` identifiers, operators, `@ivars`, `x?`);
+//! - **inverted contexts**: a context whose words say the opposite of its `let`
+//!   (`context 'with attachments'` over `let(:attachments) { nil }`);
+//! - **skeletons that do not parse** once their placeholders are filled with Ruby.
+//!
+//! With `--labels`: characteristics match when the tool's `source_line` starts on a line
+//! the expert gave for that characteristic (in the same file); recall is matched expert
+//! characteristics over all of them, precision matched tool characteristics over all the
+//! tool gave for the labelled methods. Side effects match by type, per method.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use rspec_scout::analyze::{self, model::MethodAnalysis, Selected};
+use rspec_scout::config::ScopeRules;
+use rspec_scout::index::body::Node;
+use rspec_scout::index::{self, walk, ExtractOptions, FileFacts, MethodFacts};
+use rspec_scout::metadata::fields;
+use rspec_scout::yaml::{Mapping, Value};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut root: Option<PathBuf> = None;
+    let mut labels: Option<PathBuf> = None;
+    let mut details = false;
+    let mut examples = 12usize;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--labels" => labels = args.next().map(PathBuf::from),
+            "--details" => details = true,
+            "--examples" => {
+                examples = args.next().and_then(|n| n.parse().ok()).unwrap_or(12);
+            }
+            _ => root = Some(PathBuf::from(a)),
+        }
+    }
+    let Some(root) = root else {
+        eprintln!("usage: plan_quality APP_ROOT [--labels FILE] [--details] [--examples N]");
+        std::process::exit(2);
+    };
+    let app = App::load(&root);
+    let figures = figures(&app);
+    print!("{}", figures.report(&root, examples));
+    if let Some(path) = labels {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("cannot read {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        };
+        let file: LabelFile = match serde_yaml::from_str(&text) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                std::process::exit(1);
+            }
+        };
+        let score = score(&app, &file);
+        print!("{}", score.report(details));
+    }
+}
+
+/// Every in-scope file of an app, parsed with bodies, and each class's public methods
+/// analyzed as `analyze` would with no metadata.
+struct App {
+    files: Vec<AppFile>,
+}
+
+struct AppFile {
+    facts: FileFacts,
+    /// Per class with public methods: the analysis, the skeleton (full mode) or why not.
+    classes: Vec<ClassPlan>,
+}
+
+struct ClassPlan {
+    class_name: String,
+    analysis: analyze::FileAnalysis,
+    skeleton: Result<String, String>,
+}
+
+impl App {
+    fn load(root: &Path) -> App {
+        let scope = match walk::Scope::new(&ScopeRules::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        };
+        let found = walk::collect_all(root, &scope, 1);
+        let parent = controller_parent(root);
+        let files = found
+            .files
+            .iter()
+            .filter_map(|f| {
+                let bytes = index::read_source(&f.path, 16 << 20).ok()?;
+                let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions { bodies: true });
+                let classes = plans(root, &facts, parent.as_ref());
+                Some(AppFile { facts, classes })
+            })
+            .collect();
+        App { files }
+    }
+}
+
+fn controller_parent(root: &Path) -> Option<FileFacts> {
+    let rel = "app/controllers/application_controller.rb";
+    let bytes = index::read_source(&root.join(rel), 16 << 20).ok()?;
+    Some(index::extract_with(
+        rel,
+        &bytes,
+        &ExtractOptions { bodies: true },
+    ))
+}
+
+fn plans(root: &Path, facts: &FileFacts, parent: Option<&FileFacts>) -> Vec<ClassPlan> {
+    let mut owners: Vec<&str> = Vec::new();
+    for m in &facts.methods {
+        if m.is_public_api() && !m.dynamic && !owners.contains(&m.owner.as_str()) {
+            owners.push(&m.owner);
+        }
+    }
+    owners
+        .into_iter()
+        .map(|class_name| {
+            let methods = facts
+                .methods
+                .iter()
+                .filter(|m| m.owner == class_name && m.is_public_api() && !m.dynamic)
+                .map(|m| Selected {
+                    name: m.name.clone(),
+                    kind: Some(m.kind),
+                    method_mode: "new".to_string(),
+                })
+                .collect();
+            let controller = class_name.ends_with("Controller");
+            let request = analyze::Request {
+                facts,
+                class_name: class_name.to_string(),
+                methods,
+                root: Some(root.to_path_buf()),
+                rules: &[],
+                parent_controller: if controller { parent } else { None },
+            };
+            let analysis = analyze::analyze(&request);
+            let skeleton = skeleton(facts, class_name, &analysis);
+            ClassPlan {
+                class_name: class_name.to_string(),
+                analysis,
+                skeleton,
+            }
+        })
+        .collect()
+}
+
+fn skeleton(
+    facts: &FileFacts,
+    class_name: &str,
+    analysis: &analyze::FileAnalysis,
+) -> Result<String, String> {
+    let data = fields::Analysis {
+        slug: "x".to_string(),
+        source_file: facts.path.clone(),
+        source_mtime: 0,
+        source_digest: String::new(),
+        class_name: class_name.to_string(),
+        analysis: analysis.clone(),
+    }
+    .data();
+    let mut map = Mapping::new();
+    map.insert(
+        Value::from("spec_path"),
+        Value::from(format!("spec/{}_spec.rb", facts.path)),
+    );
+    for (k, v) in data {
+        map.insert(k, v);
+    }
+    rspec_scout::spec::generate(&map, rspec_scout::spec::Mode::Full, 3, &[])
+}
+
+/// Whether a body holds a decision: `if`, `unless`, ternary, `case`, `&&`, `||`,
+/// `rescue`, loops, `&.`. Independent of the analyzer on purpose.
+fn decides(node: &Node) -> bool {
+    match node {
+        Node::If(_) | Node::Case(_) | Node::And(..) | Node::Or(..) | Node::Loop { .. } => true,
+        Node::Begin(b) => {
+            !b.rescues.is_empty()
+                || decides(&b.body)
+                || b.els.as_ref().is_some_and(decides)
+                || b.ensure.as_ref().is_some_and(decides)
+        }
+        Node::Call(c) => {
+            c.safe_nav
+                || c.recv.as_ref().is_some_and(decides)
+                || c.args.iter().any(decides)
+                || c.block.as_ref().is_some_and(|b| decides(&b.body))
+        }
+        Node::Seq(items) | Node::Array(items) => items.iter().any(decides),
+        Node::Hash(pairs) => pairs.iter().any(|(k, v)| decides(k) || decides(v)),
+        Node::Not(a) | Node::Splat(a) => decides(a),
+        Node::Return { value: Some(v), .. } => decides(v),
+        Node::Assign { value, .. } => decides(value),
+        Node::Range { lo, hi, .. } => {
+            lo.as_deref().is_some_and(decides) || hi.as_deref().is_some_and(decides)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a description holds Ruby rather than words. Double-quoted literals are allowed
+/// (`link includes "@"`), as are constant paths and numbers.
+fn looks_like_code(text: &str) -> bool {
+    let mut plain = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if !quoted {
+            plain.push(c);
+        }
+    }
+    if plain.chars().any(|c| "(){}[]|&=@$;\\<>+*#`".contains(c)) {
+        return true;
+    }
+    let chars: Vec<char> = plain.chars().collect();
+    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_');
+    chars.iter().enumerate().any(|(i, c)| {
+        let before = i.checked_sub(1).and_then(|j| chars.get(j));
+        let after = chars.get(i + 1);
+        match c {
+            // `a.b`, not `1.5` and not a sentence's full stop.
+            '.' => word(before) && after.is_some_and(|a| a.is_alphabetic() || *a == '_'),
+            // `present?`, `save!` glued to a word.
+            '?' | '!' => word(before),
+            // `snake_case` identifiers.
+            '_' => {
+                before.is_some_and(|b| b.is_alphanumeric())
+                    && after.is_some_and(|a| a.is_alphanumeric())
+            }
+            _ => false,
+        }
+    })
+}
+
+/// A context whose words and `let` disagree.
+#[derive(Debug, Clone)]
+struct Inverted {
+    file: String,
+    context: String,
+    value: String,
+}
+
+/// The contexts of a full-mode skeleton with the literal `let` right after them:
+/// `(context text, let value)`.
+fn context_lets(skeleton: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = skeleton.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("context '") else {
+            continue;
+        };
+        let Some(text) = rest.strip_suffix("' do") else {
+            continue;
+        };
+        let next = lines
+            .iter()
+            .skip(i + 1)
+            .find(|l| !l.starts_with('#') && !l.is_empty());
+        if let Some(l) = next {
+            if let Some(value) = l
+                .strip_prefix("let(:")
+                .and_then(|r| r.split_once(") { "))
+                .and_then(|(_, v)| v.strip_suffix(" }"))
+            {
+                out.push((text.to_string(), value.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the words of a context say "absent/false" (`without x`, `when NOT x`,
+/// `when x missing`, `but x fails`). A compound value (`a or b`, `a and NOT b`) is negative
+/// only as a whole (`neither a nor b`, `NOT both a and b`).
+fn negative_words(context: &str) -> bool {
+    let words: Vec<&str> = context.split_whitespace().collect();
+    let body: &[&str] = words.get(1..).unwrap_or_default();
+    let compound = body.iter().any(|w| matches!(*w, "or" | "and" | "nor"));
+    if words.first() == Some(&"without") {
+        return true;
+    }
+    if compound {
+        return body.first() == Some(&"neither")
+            || (body.first() == Some(&"NOT") && body.get(1) == Some(&"both"));
+    }
+    body.iter()
+        .any(|w| matches!(*w, "NOT" | "missing" | "fails" | "neither"))
+}
+
+fn inverted(context: &str, value: &str) -> bool {
+    let negative_value = matches!(value, "nil" | "false");
+    let positive_value = matches!(value, "true") || value.starts_with('"');
+    (negative_words(context) && positive_value) || (!negative_words(context) && negative_value)
+}
+
+struct Figures {
+    files: usize,
+    public_methods: usize,
+    deciding: usize,
+    deciding_reached: usize,
+    unreached: Vec<String>,
+    descriptions: usize,
+    code: Vec<String>,
+    contexts: usize,
+    inverted: Vec<Inverted>,
+    skeletons: usize,
+    unparsable: Vec<String>,
+    skeleton_errors: Vec<String>,
+}
+
+fn figures(app: &App) -> Figures {
+    let mut f = Figures {
+        files: app.files.len(),
+        public_methods: 0,
+        deciding: 0,
+        deciding_reached: 0,
+        unreached: Vec::new(),
+        descriptions: 0,
+        code: Vec::new(),
+        contexts: 0,
+        inverted: Vec::new(),
+        skeletons: 0,
+        unparsable: Vec::new(),
+        skeleton_errors: Vec::new(),
+    };
+    for file in &app.files {
+        for plan in &file.classes {
+            for m in &plan.analysis.methods {
+                f.public_methods += 1;
+                let Some(facts) = find_method(&file.facts, &plan.class_name, m) else {
+                    continue;
+                };
+                if facts.body.as_deref().is_some_and(decides) {
+                    f.deciding += 1;
+                    if m.characteristics.is_empty() {
+                        f.unreached.push(format!(
+                            "{}:{} {}",
+                            file.facts.path,
+                            facts.line_range.0,
+                            method_id(&plan.class_name, m)
+                        ));
+                    } else {
+                        f.deciding_reached += 1;
+                    }
+                }
+                for c in &m.characteristics {
+                    for v in &c.values {
+                        f.descriptions += 1;
+                        if looks_like_code(&v.description) {
+                            f.code.push(format!(
+                                "{} value: {}",
+                                method_id(&plan.class_name, m),
+                                v.description
+                            ));
+                        }
+                    }
+                }
+            }
+            for b in &plan.analysis.behaviors {
+                f.descriptions += 1;
+                if looks_like_code(&b.description) {
+                    f.code
+                        .push(format!("{} behavior: {}", plan.class_name, b.description));
+                }
+            }
+            match &plan.skeleton {
+                Ok(text) => {
+                    f.skeletons += 1;
+                    for (context, value) in context_lets(text) {
+                        f.contexts += 1;
+                        if inverted(&context, &value) {
+                            f.inverted.push(Inverted {
+                                file: format!("{} {}", file.facts.path, plan.class_name),
+                                context,
+                                value,
+                            });
+                        }
+                    }
+                    let filled = fill(text);
+                    let parsed = index::spec_blocks::parse(filled.as_bytes());
+                    if let Some(d) = parsed.diagnostics.first() {
+                        let line = filled
+                            .lines()
+                            .nth((d.line as usize).saturating_sub(1))
+                            .unwrap_or("")
+                            .trim();
+                        f.unparsable.push(format!(
+                            "{} {}: line {}: {} `{line}`",
+                            file.facts.path, plan.class_name, d.line, d.message
+                        ));
+                    }
+                }
+                Err(e) => f
+                    .skeleton_errors
+                    .push(format!("{} {}: {e}", file.facts.path, plan.class_name)),
+            }
+        }
+    }
+    f
+}
+
+/// Placeholders replaced by Ruby, as a spec writer would.
+fn fill(text: &str) -> String {
+    text.replace("{COMMON_SETUP}", "nil")
+        .replace("{SETUP_CODE}", "nil")
+        .replace("{EXPECTATION}", "expect(result).to be_truthy")
+        .replace("{THRESHOLD_VALUE}", "1")
+        .replace("{BEHAVIOR_DESCRIPTION}", "works")
+        .replace("{CONTEXT_WORD}", "when")
+}
+
+fn pct(n: usize, d: usize) -> String {
+    if d == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", n as f64 * 100.0 / d as f64)
+    }
+}
+
+impl Figures {
+    fn report(&self, root: &Path, examples: usize) -> String {
+        let mut out = String::new();
+        let mut line = |s: String| {
+            out.push_str(&s);
+            out.push('\n');
+        };
+        line(format!(
+            "{}: {} files, {} public methods",
+            root.display(),
+            self.files,
+            self.public_methods
+        ));
+        line(format!(
+            "reach: {}/{} deciding public methods get characteristics ({})",
+            self.deciding_reached,
+            self.deciding,
+            pct(self.deciding_reached, self.deciding)
+        ));
+        for u in self.unreached.iter().take(examples) {
+            line(format!("  no characteristic: {u}"));
+        }
+        line(format!(
+            "code in descriptions: {}/{} ({})",
+            self.code.len(),
+            self.descriptions,
+            pct(self.code.len(), self.descriptions)
+        ));
+        for c in self.code.iter().take(examples) {
+            line(format!("  {c}"));
+        }
+        line(format!(
+            "inverted contexts: {}/{} ({})",
+            self.inverted.len(),
+            self.contexts,
+            pct(self.inverted.len(), self.contexts)
+        ));
+        for i in self.inverted.iter().take(examples) {
+            line(format!(
+                "  {}: context '{}' let {{ {} }}",
+                i.file, i.context, i.value
+            ));
+        }
+        line(format!(
+            "skeletons that do not parse once filled: {}/{} ({})",
+            self.unparsable.len(),
+            self.skeletons,
+            pct(self.unparsable.len(), self.skeletons)
+        ));
+        for u in self.unparsable.iter().take(examples) {
+            line(format!("  {u}"));
+        }
+        if !self.skeleton_errors.is_empty() {
+            line(format!(
+                "skeletons refused by the generator: {}",
+                self.skeleton_errors.len()
+            ));
+            for e in self.skeleton_errors.iter().take(examples) {
+                line(format!("  {e}"));
+            }
+        }
+        out
+    }
+}
+
+fn method_id(class_name: &str, m: &MethodAnalysis) -> String {
+    let sep = if m.kind == "class" { "." } else { "#" };
+    format!("{class_name}{sep}{}", m.name)
+}
+
+fn find_method<'a>(
+    facts: &'a FileFacts,
+    class_name: &str,
+    m: &MethodAnalysis,
+) -> Option<&'a MethodFacts> {
+    let singleton = m.kind == "class";
+    facts.methods.iter().find(|f| {
+        f.owner == class_name
+            && f.name == m.name
+            && !f.dynamic
+            && (f.kind == index::MethodKind::Singleton) == singleton
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Labels
+
+#[derive(Debug, Deserialize)]
+struct LabelFile {
+    app: String,
+    #[serde(default)]
+    commit: String,
+    #[serde(default)]
+    methods: Vec<LabelMethod>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelMethod {
+    id: String,
+    file: String,
+    #[serde(default)]
+    characteristics: Vec<LabelChar>,
+    #[serde(default)]
+    side_effects: Vec<LabelEffect>,
+    #[serde(default)]
+    drop: Vec<LabelDrop>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelChar {
+    subject: String,
+    #[serde(default)]
+    lines: Vec<u32>,
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    file: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelEffect {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelDrop {
+    line: u32,
+}
+
+/// One labelled method against the tool's answer.
+struct MethodScore {
+    id: String,
+    found: bool,
+    expert: usize,
+    matched: usize,
+    tool: usize,
+    tool_matched: usize,
+    type_agrees: usize,
+    dropped_reported: usize,
+    missed: Vec<String>,
+    extra: Vec<String>,
+    effects_expert: usize,
+    effects_matched: usize,
+    effects_tool: usize,
+    effects_tool_matched: usize,
+}
+
+struct Score {
+    app: String,
+    commit: String,
+    methods: Vec<MethodScore>,
+}
+
+/// The tool's side-effect types, in the labels' words.
+const EFFECT_TYPES: &[&str] = &["email", "webhook", "cache", "event", "external_api"];
+
+fn score(app: &App, labels: &LabelFile) -> Score {
+    let mut methods = Vec::new();
+    for label in &labels.methods {
+        let (class_name, name, singleton) = split_id(&label.id);
+        let found = app.files.iter().find_map(|f| {
+            if f.facts.path != label.file {
+                return None;
+            }
+            let plan = f.classes.iter().find(|p| p.class_name == class_name)?;
+            plan.analysis
+                .methods
+                .iter()
+                .find(|m| m.name == name && (m.kind == "class") == singleton)
+        });
+        let mut s = MethodScore {
+            id: label.id.clone(),
+            found: found.is_some(),
+            expert: label.characteristics.len(),
+            matched: 0,
+            tool: 0,
+            tool_matched: 0,
+            type_agrees: 0,
+            dropped_reported: 0,
+            missed: Vec::new(),
+            extra: Vec::new(),
+            effects_expert: 0,
+            effects_matched: 0,
+            effects_tool: 0,
+            effects_tool_matched: 0,
+        };
+        let Some(m) = found else {
+            s.missed = label
+                .characteristics
+                .iter()
+                .map(|c| format!("{} {:?}", c.subject, c.lines))
+                .collect();
+            methods.push(s);
+            continue;
+        };
+        s.tool = m.characteristics.len();
+        let starts: Vec<u32> = m
+            .characteristics
+            .iter()
+            .map(|c| {
+                c.source_line
+                    .split('-')
+                    .next()
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut used = vec![false; m.characteristics.len()];
+        for expert in &label.characteristics {
+            let same_file = expert.file.as_deref().is_none_or(|f| f == label.file);
+            let hit = (0..m.characteristics.len())
+                .find(|&i| !used[i] && same_file && expert.lines.contains(&starts[i]));
+            match hit {
+                Some(i) => {
+                    used[i] = true;
+                    s.matched += 1;
+                    if m.characteristics[i].kind.as_str() == expert.kind {
+                        s.type_agrees += 1;
+                    }
+                }
+                None => s.missed.push(format!(
+                    "{} [{}] lines {:?}",
+                    expert.subject, expert.kind, expert.lines
+                )),
+            }
+        }
+        s.tool_matched = used.iter().filter(|u| **u).count();
+        for (i, c) in m.characteristics.iter().enumerate() {
+            if used[i] {
+                continue;
+            }
+            if label.drop.iter().any(|d| d.line == starts[i]) {
+                s.dropped_reported += 1;
+            }
+            let values: Vec<String> = c.values.iter().map(|v| v.description.clone()).collect();
+            s.extra.push(format!(
+                "{} [{}] line {} ({})",
+                c.name,
+                c.kind.as_str(),
+                c.source_line,
+                values.join(" | ")
+            ));
+        }
+        // Side effects by type, per method.
+        let mut expert: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &label.side_effects {
+            if EFFECT_TYPES.contains(&e.kind.as_str()) {
+                *expert.entry(e.kind.as_str()).or_default() += 1;
+            }
+        }
+        let mut tool: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &m.side_effects {
+            *tool.entry(e.kind).or_default() += 1;
+        }
+        let kinds: BTreeSet<&str> = expert.keys().chain(tool.keys()).copied().collect();
+        for k in kinds {
+            let (a, b) = (
+                expert.get(k).copied().unwrap_or(0),
+                tool.get(k).copied().unwrap_or(0),
+            );
+            s.effects_expert += a;
+            s.effects_tool += b;
+            s.effects_matched += a.min(b);
+            s.effects_tool_matched += a.min(b);
+            if a > b {
+                s.missed.push(format!("side effect {k} x{}", a - b));
+            }
+            if b > a {
+                s.extra.push(format!("side effect {k} x{}", b - a));
+            }
+        }
+        methods.push(s);
+    }
+    Score {
+        app: labels.app.clone(),
+        commit: labels.commit.clone(),
+        methods,
+    }
+}
+
+/// `A::B#c` → (`A::B`, `c`, false); `A.c` → (`A`, `c`, true).
+fn split_id(id: &str) -> (String, String, bool) {
+    if let Some((class, name)) = id.rsplit_once('#') {
+        return (class.to_string(), name.to_string(), false);
+    }
+    // The method name follows the last `.` that is not part of `::`.
+    match id.rfind('.') {
+        Some(i) => (
+            id.get(..i).unwrap_or("").to_string(),
+            id.get(i + 1..).unwrap_or("").to_string(),
+            true,
+        ),
+        None => (id.to_string(), String::new(), false),
+    }
+}
+
+impl Score {
+    fn report(&self, details: bool) -> String {
+        let sum = |f: fn(&MethodScore) -> usize| self.methods.iter().map(f).sum::<usize>();
+        let (expert, matched, tool, tool_matched) = (
+            sum(|m| m.expert),
+            sum(|m| m.matched),
+            sum(|m| m.tool),
+            sum(|m| m.tool_matched),
+        );
+        let mut out = String::new();
+        let mut line = |s: String| {
+            out.push_str(&s);
+            out.push('\n');
+        };
+        line(format!(
+            "labels: {} ({}), {} methods, {} not found by the tool",
+            self.app,
+            self.commit.get(..12).unwrap_or(&self.commit),
+            self.methods.len(),
+            self.methods.iter().filter(|m| !m.found).count()
+        ));
+        line(format!(
+            "characteristics: recall {}/{} ({}), precision {}/{} ({}), type agrees {}/{} matched, dropped-by-expert reported {}",
+            matched,
+            expert,
+            pct(matched, expert),
+            tool_matched,
+            tool,
+            pct(tool_matched, tool),
+            sum(|m| m.type_agrees),
+            matched,
+            sum(|m| m.dropped_reported)
+        ));
+        let (ee, em, et, etm) = (
+            sum(|m| m.effects_expert),
+            sum(|m| m.effects_matched),
+            sum(|m| m.effects_tool),
+            sum(|m| m.effects_tool_matched),
+        );
+        line(format!(
+            "side effects: recall {}/{} ({}), precision {}/{} ({})",
+            em,
+            ee,
+            pct(em, ee),
+            etm,
+            et,
+            pct(etm, et)
+        ));
+        if details {
+            for m in &self.methods {
+                if m.missed.is_empty() && m.extra.is_empty() {
+                    continue;
+                }
+                line(format!(
+                    "  {}{}: {}/{} found, {} extra",
+                    m.id,
+                    if m.found { "" } else { " (not analyzed)" },
+                    m.matched,
+                    m.expert,
+                    m.extra.len()
+                ));
+                for x in &m.missed {
+                    line(format!("    missed: {x}"));
+                }
+                for x in &m.extra {
+                    line(format!("    extra:  {x}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_in_descriptions() {
+        for code in [
+            "returns content_tag(:span, {:class => \"hat\"})",
+            "match \\a[a z0 9]+\\z i",
+            "returns data_with_extrapolated_month",
+            "user.admin",
+            "present?",
+            "due date.nil? || start date.nil or 100",
+            "@x",
+        ] {
+            assert!(looks_like_code(code), "{code}");
+        }
+        for words in [
+            "link includes \"@\"",
+            "attrs is a Hash",
+            "amount above THRESHOLD (100)"
+                .replace(['(', ')'], "")
+                .as_str(),
+            "raises ActiveRecord::RecordNotFound",
+            "returns 1.5",
+            "NOT admin user",
+            "sends document added email",
+        ] {
+            assert!(!looks_like_code(words), "{words}");
+        }
+    }
+
+    #[test]
+    fn contexts_and_their_lets() {
+        let skeleton = "    context 'with attachments' do\n      # Logic: 401\n      let(:attachments) { nil }\n      {SETUP_CODE}\n    end\n    context 'without attachments' do\n      let(:attachments) { true }\n    end\n    context 'when NOT admin' do\n      let(:admin) { false }\n    end\n";
+        let found = context_lets(skeleton);
+        assert_eq!(
+            found,
+            vec![
+                ("with attachments".to_string(), "nil".to_string()),
+                ("without attachments".to_string(), "true".to_string()),
+                ("when NOT admin".to_string(), "false".to_string()),
+            ]
+        );
+        let flags: Vec<bool> = found.iter().map(|(c, v)| inverted(c, v)).collect();
+        assert_eq!(flags, [true, true, false]);
+        assert!(!inverted("when fixed issues missing", "nil"));
+        assert!(!inverted("with saved card", "\"present\""));
+        assert!(!inverted("when status", ":active"));
+        assert!(!inverted("when wiki or NOT user allowed", "true"));
+        assert!(inverted("when neither wiki nor user allowed", "true"));
+        assert!(!inverted(
+            "with NOT visible issue or include changesets",
+            "true"
+        ));
+        assert!(inverted("when NOT both paid and shipped", "true"));
+        assert!(!inverted("when none muted messages", "true"));
+    }
+
+    #[test]
+    fn decisions_are_found_in_blocks_and_operators() {
+        let facts = index::extract_with(
+            "app/models/a.rb",
+            b"class A\n  def a\n    User.transaction do\n      x if y\n    end\n  end\n\n  def b\n    c&.d\n  end\n\n  def c\n    @x ||= 1\n  end\nend\n",
+            &ExtractOptions { bodies: true },
+        );
+        let flags: Vec<bool> = facts
+            .methods
+            .iter()
+            .map(|m| m.body.as_deref().is_some_and(decides))
+            .collect();
+        assert_eq!(flags, [true, true, false]);
+    }
+
+    #[test]
+    fn method_ids_split() {
+        assert_eq!(
+            split_id("A::B#c?"),
+            ("A::B".to_string(), "c?".to_string(), false)
+        );
+        assert_eq!(
+            split_id("A::B.c"),
+            ("A::B".to_string(), "c".to_string(), true)
+        );
+    }
+}
