@@ -45,8 +45,10 @@ fn main() {
     let mut labels: Option<PathBuf> = None;
     let mut details = false;
     let mut examples = 12usize;
+    let mut dump: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--dump" => dump = args.next().map(PathBuf::from),
             "--labels" => labels = args.next().map(PathBuf::from),
             "--details" => details = true,
             "--examples" => {
@@ -56,10 +58,18 @@ fn main() {
         }
     }
     let Some(root) = root else {
-        eprintln!("usage: plan_quality APP_ROOT [--labels FILE] [--details] [--examples N]");
+        eprintln!(
+            "usage: plan_quality APP_ROOT [--labels FILE] [--details] [--examples N] [--dump FILE]"
+        );
         std::process::exit(2);
     };
     let app = App::load(&root);
+    if let Some(path) = dump {
+        if let Err(e) = std::fs::write(&path, dump_plans(&app)) {
+            eprintln!("cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
     let figures = figures(&app);
     print!("{}", figures.report(&root, examples));
     if let Some(path) = labels {
@@ -198,6 +208,69 @@ fn skeleton(
         map.insert(k, v);
     }
     rspec_scout::spec::generate(&map, rspec_scout::spec::Mode::Full, 3, &[])
+}
+
+/// Every plan as text, one method after another, for diffing two versions of the tool.
+fn dump_plans(app: &App) -> String {
+    let mut out = String::new();
+    for file in &app.files {
+        for plan in &file.classes {
+            for m in &plan.analysis.methods {
+                out.push_str(&format!(
+                    "== {} {}\n",
+                    file.facts.path,
+                    method_id(&plan.class_name, m)
+                ));
+                for c in &m.characteristics {
+                    let parent = c
+                        .parent
+                        .and_then(|p| m.characteristics.get(p))
+                        .map(|p| format!(" under {}", p.name))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "  {}{} [{}] line {}{}\n",
+                        "  ".repeat(c.level.saturating_sub(1) as usize),
+                        c.name,
+                        c.kind.as_str(),
+                        c.source_line,
+                        parent
+                    ));
+                    for v in &c.values {
+                        let behavior = v
+                            .behavior
+                            .as_ref()
+                            .map(|b| {
+                                format!(
+                                    "{} {}",
+                                    if v.terminal { "=>" } else { "->" },
+                                    b.description
+                                )
+                            })
+                            .unwrap_or_default();
+                        out.push_str(&format!(
+                            "  {}  - {}: {} {behavior}\n",
+                            "  ".repeat(c.level.saturating_sub(1) as usize),
+                            rspec_scout::yaml::ruby_to_s(&v.value),
+                            v.description
+                        ));
+                    }
+                }
+                for e in &m.side_effects {
+                    out.push_str(&format!(
+                        "  side effect {}: {}\n",
+                        e.kind, e.behavior.description
+                    ));
+                }
+                if let Some(o) = &m.outcome {
+                    out.push_str(&format!("  outcome: {}\n", o.description));
+                }
+                for n in &m.notes {
+                    out.push_str(&format!("  note: {n}\n"));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether a body holds a decision: `if`, `unless`, ternary, `case`, `&&`, `||`,
