@@ -378,7 +378,7 @@ fn dependencies(
     let mut raised = BTreeSet::new();
     for m in &methods {
         if let Some(body) = &m.body {
-            raised_constants(body, &mut raised, 0);
+            raised_constants(body, &mut raised);
         }
     }
     for m in &methods {
@@ -425,67 +425,32 @@ fn dependencies(
     out.into_iter().collect()
 }
 
-/// Constants a body raises (`raise OutOfStock`, `raise Errors::Bad.new(...)`).
-fn raised_constants(node: &crate::index::body::Node, out: &mut BTreeSet<String>, depth: usize) {
-    use crate::index::body::Node;
-    if depth > 200 {
-        return;
-    }
-    let d = depth + 1;
-    match node {
-        Node::Call(c) => {
-            if c.recv.is_none() && matches!(c.name.as_str(), "raise" | "fail") {
-                match c.args.first() {
-                    Some(Node::Const { path, .. }) => {
-                        out.insert(path.clone());
-                    }
-                    Some(Node::Call(inner)) => {
-                        if let Some(Node::Const { path, .. }) = &inner.recv {
-                            out.insert(path.clone());
+/// Constants a body raises (`raise OutOfStock`, `raise Errors::Bad.new(...)`), anywhere in
+/// it.
+fn raised_constants(node: &crate::index::body::Node, out: &mut BTreeSet<String>) {
+    use crate::index::body::{walk, Node, Visitor};
+    struct Raised<'o>(&'o mut BTreeSet<String>);
+    impl<'n> Visitor<'n> for Raised<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            if let Node::Call(c) = node {
+                if c.recv.is_none() && matches!(c.name.as_str(), "raise" | "fail") {
+                    match c.args.first() {
+                        Some(Node::Const { path, .. }) => {
+                            self.0.insert(path.clone());
                         }
+                        Some(Node::Call(inner)) => {
+                            if let Some(Node::Const { path, .. }) = &inner.recv {
+                                self.0.insert(path.clone());
+                            }
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
-            if let Some(r) = &c.recv {
-                raised_constants(r, out, d);
-            }
-            for a in &c.args {
-                raised_constants(a, out, d);
-            }
-            if let Some(b) = &c.block {
-                raised_constants(&b.body, out, d);
-            }
+            true
         }
-        Node::Seq(items) | Node::Array(items) => {
-            items.iter().for_each(|i| raised_constants(i, out, d))
-        }
-        Node::If(i) => {
-            raised_constants(&i.then, out, d);
-            if let Some(e) = &i.els {
-                raised_constants(e, out, d);
-            }
-        }
-        Node::Case(c) => {
-            for w in &c.whens {
-                raised_constants(&w.body, out, d);
-            }
-            if let Some(e) = &c.els {
-                raised_constants(e, out, d);
-            }
-        }
-        Node::Begin(b) => {
-            raised_constants(&b.body, out, d);
-            for r in &b.rescues {
-                raised_constants(&r.body, out, d);
-            }
-        }
-        Node::And(a, b) | Node::Or(a, b) => {
-            raised_constants(a, out, d);
-            raised_constants(b, out, d);
-        }
-        _ => {}
     }
+    walk(&mut Raised(out), node);
 }
 
 /// Builds the behavior bank: one entry per distinct text, in order of first use; ids are
@@ -673,6 +638,21 @@ pub(crate) mod tests {
         assert_eq!(
             analysis.warnings,
             vec!["app/models/a.rb: no method `missing` in A; it was not analyzed".to_string()]
+        );
+    }
+
+    #[test]
+    fn raised_constants_are_found_in_conditions_loops_and_rescues() {
+        let facts = extract_with(
+            "app/services/r.rb",
+            b"class R\n  def r(x)\n    if x || raise(Bad)\n      1\n    end\n    while x\n      raise Worse.new(1)\n    end\n  rescue Other\n    fail Fallback\n  end\nend\n",
+            &ExtractOptions { bodies: true },
+        );
+        let mut raised = BTreeSet::new();
+        raised_constants(facts.methods[0].body.as_ref().unwrap(), &mut raised);
+        assert_eq!(
+            raised.into_iter().collect::<Vec<_>>(),
+            ["Bad", "Fallback", "Worse"]
         );
     }
 }

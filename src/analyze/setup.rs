@@ -12,7 +12,7 @@
 //! Deciding a receiver's class by its name is a guess (\[J\]); the analyzer lowers the
 //! method's confidence when it does.
 
-use crate::index::body::Node;
+use crate::index::body::{walk, Node, Visitor};
 
 use super::model::{Setup, SetupType, Source};
 use super::types::{ClassKind, Lookup, TypeEnv, VarType};
@@ -37,42 +37,35 @@ struct Scan {
     time: bool,
 }
 
-fn scan(node: &Node, out: &mut Scan, depth: usize) {
-    if depth > 100 {
-        return;
-    }
-    let d = depth + 1;
-    match node {
-        Node::Call(c) => {
-            if c.recv.is_none() && SESSION.contains(&c.name.as_str()) {
-                out.session = true;
-            }
-            if c.name.ends_with('!') && out.bang_receiver.is_none() {
-                out.bang_receiver = Some(c.recv.clone().unwrap_or(Node::SelfRef));
-            }
-            if ["ago", "from_now", "past?", "future?", "expired?", "today?"]
-                .contains(&c.name.as_str())
-            {
-                out.time = true;
-            }
-            if let Some(Node::Const { path, .. }) = &c.recv {
-                if ["Time", "Date", "DateTime"].contains(&path.as_str()) {
-                    out.time = true;
-                }
-            }
-            if let Some(r) = &c.recv {
-                scan(r, out, d);
-            }
-            for a in &c.args {
-                scan(a, out, d);
+impl<'n> Visitor<'n> for Scan {
+    fn enter(&mut self, node: &'n Node) -> bool {
+        let Node::Call(c) = node else {
+            // Only the condition's own expression counts: not blocks or branches in it.
+            return matches!(node, Node::And(..) | Node::Or(..) | Node::Not(_));
+        };
+        if c.recv.is_none() && SESSION.contains(&c.name.as_str()) {
+            self.session = true;
+        }
+        if c.name.ends_with('!') && self.bang_receiver.is_none() {
+            self.bang_receiver = Some(c.recv.clone().unwrap_or(Node::SelfRef));
+        }
+        if ["ago", "from_now", "past?", "future?", "expired?", "today?"].contains(&c.name.as_str())
+        {
+            self.time = true;
+        }
+        if let Some(Node::Const { path, .. }) = &c.recv {
+            if ["Time", "Date", "DateTime"].contains(&path.as_str()) {
+                self.time = true;
             }
         }
-        Node::And(a, b) | Node::Or(a, b) => {
-            scan(a, out, d);
-            scan(b, out, d);
+        // The receiver and the arguments, not a block.
+        if let Some(r) = &c.recv {
+            walk(self, r);
         }
-        Node::Not(a) => scan(a, out, d),
-        _ => {}
+        for a in &c.args {
+            walk(self, a);
+        }
+        false
     }
 }
 
@@ -98,7 +91,7 @@ pub fn setup(cond: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> (Setup, 
         bang_receiver: None,
         time: false,
     };
-    scan(cond, &mut s, 0);
+    walk(&mut s, cond);
     if s.session {
         return (
             Setup {

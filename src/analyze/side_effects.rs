@@ -15,7 +15,7 @@
 use globset::GlobBuilder;
 
 use crate::config::SideEffectRule;
-use crate::index::body::{Call, Node};
+use crate::index::body::{walk, Call, Node, Visitor};
 
 use super::grammar::{self, words};
 use super::model::{BehaviorDraft, BehaviorKind, SideEffect};
@@ -29,87 +29,51 @@ pub fn collect(
     rules: &[SideEffectRule],
     own: &str,
 ) -> Vec<SideEffect> {
-    let mut out: Vec<SideEffect> = Vec::new();
+    let mut finder = Finder {
+        env,
+        lookup,
+        rules,
+        own,
+        out: Vec::new(),
+    };
     for node in nodes {
-        walk(node, env, lookup, rules, own, &mut out, 0);
+        walk(&mut finder, node);
     }
-    out
+    finder.out
 }
 
-fn walk(
-    node: &Node,
-    env: &TypeEnv,
-    lookup: &Lookup,
-    rules: &[SideEffectRule],
-    own: &str,
-    out: &mut Vec<SideEffect>,
-    depth: usize,
-) {
-    if depth > 200 {
-        return;
-    }
-    let d = depth + 1;
-    match node {
-        Node::Call(c) => {
-            if let Some(effect) = classify(c, env, lookup, rules, own) {
-                if !out
-                    .iter()
-                    .any(|e| e.behavior.description == effect.behavior.description)
-                {
-                    out.push(effect);
-                }
-                // The chain of a recognised call (`Mailer.m(x)` inside `.deliver_later`) is
-                // part of it.
-                for a in &c.args {
-                    walk(a, env, lookup, rules, own, out, d);
-                }
-                return;
-            }
-            if let Some(r) = &c.recv {
-                walk(r, env, lookup, rules, own, out, d);
-            }
-            for a in &c.args {
-                walk(a, env, lookup, rules, own, out, d);
-            }
-            if let Some(b) = &c.block {
-                walk(&b.body, env, lookup, rules, own, out, d);
-            }
-        }
-        Node::Seq(items) | Node::Array(items) => items
+struct Finder<'a> {
+    env: &'a TypeEnv,
+    lookup: &'a Lookup,
+    rules: &'a [SideEffectRule],
+    own: &'a str,
+    out: Vec<SideEffect>,
+}
+
+impl<'n> Visitor<'n> for Finder<'_> {
+    fn enter(&mut self, node: &'n Node) -> bool {
+        let Node::Call(c) = node else {
+            return true;
+        };
+        let Some(effect) = classify(c, self.env, self.lookup, self.rules, self.own) else {
+            return true;
+        };
+        if !self
+            .out
             .iter()
-            .for_each(|i| walk(i, env, lookup, rules, own, out, d)),
-        Node::If(i) => {
-            walk(&i.cond, env, lookup, rules, own, out, d);
-            walk(&i.then, env, lookup, rules, own, out, d);
-            if let Some(e) = &i.els {
-                walk(e, env, lookup, rules, own, out, d);
-            }
+            .any(|e| e.behavior.description == effect.behavior.description)
+        {
+            self.out.push(effect);
         }
-        Node::Case(c) => {
-            for w in &c.whens {
-                walk(&w.body, env, lookup, rules, own, out, d);
-            }
-            if let Some(e) = &c.els {
-                walk(e, env, lookup, rules, own, out, d);
-            }
+        // The chain of a recognised call (`Mailer.m(x)` inside `.deliver_later`) is part of
+        // it; its arguments and block are not.
+        for a in &c.args {
+            walk(self, a);
         }
-        Node::Begin(b) => {
-            walk(&b.body, env, lookup, rules, own, out, d);
-            if let Some(e) = &b.els {
-                walk(e, env, lookup, rules, own, out, d);
-            }
+        if let Some(b) = &c.block {
+            walk(self, &b.body);
         }
-        Node::And(a, b) | Node::Or(a, b) => {
-            walk(a, env, lookup, rules, own, out, d);
-            walk(b, env, lookup, rules, own, out, d);
-        }
-        Node::Assign { value, .. } => walk(value, env, lookup, rules, own, out, d),
-        Node::Return { value: Some(v), .. } => walk(v, env, lookup, rules, own, out, d),
-        Node::Loop { body, .. } => walk(body, env, lookup, rules, own, out, d),
-        Node::Hash(pairs) => pairs
-            .iter()
-            .for_each(|(_, v)| walk(v, env, lookup, rules, own, out, d)),
-        _ => {}
+        false
     }
 }
 

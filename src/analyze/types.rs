@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::index::body::{AssignOp, Node, Target};
+use crate::index::body::{walk, AssignOp, Node, Target, Visitor};
 use crate::index::{FileFacts, MethodFacts};
 use crate::naming::{camelize, underscore};
 
@@ -276,58 +276,24 @@ fn instance_of(node: &Node) -> Option<VarType> {
     }
 }
 
-/// Calls `f(target, value)` for every plain or `||=` assignment, in source order.
+/// Calls `f(target, value)` for every plain or `||=` assignment, in source order
+/// (also inside conditions, arguments and blocks).
 fn visit_assignments(node: &Node, f: &mut dyn FnMut(&Target, &Node)) {
-    walk(node, 0, f);
-}
-
-fn walk(node: &Node, depth: usize, f: &mut dyn FnMut(&Target, &Node)) {
-    if depth > 200 {
-        return;
+    struct Assignments<'f>(&'f mut dyn FnMut(&Target, &Node));
+    impl<'n> Visitor<'n> for Assignments<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            if let Node::Assign {
+                target, op, value, ..
+            } = node
+            {
+                if matches!(op, AssignOp::Set | AssignOp::OrSet) {
+                    (self.0)(target, value);
+                }
+            }
+            true
+        }
     }
-    let d = depth + 1;
-    match node {
-        Node::Assign {
-            target, op, value, ..
-        } => {
-            if matches!(op, AssignOp::Set | AssignOp::OrSet) {
-                f(target, value);
-            }
-            walk(value, d, f);
-        }
-        Node::Seq(items) | Node::Array(items) => items.iter().for_each(|i| walk(i, d, f)),
-        Node::If(i) => {
-            walk(&i.cond, d, f);
-            walk(&i.then, d, f);
-            if let Some(e) = &i.els {
-                walk(e, d, f);
-            }
-        }
-        Node::Case(c) => {
-            for w in &c.whens {
-                walk(&w.body, d, f);
-            }
-            if let Some(e) = &c.els {
-                walk(e, d, f);
-            }
-        }
-        Node::Begin(b) => {
-            walk(&b.body, d, f);
-            for r in &b.rescues {
-                walk(&r.body, d, f);
-            }
-        }
-        Node::And(a, b) | Node::Or(a, b) => {
-            walk(a, d, f);
-            walk(b, d, f);
-        }
-        Node::Call(c) => {
-            if let Some(b) = &c.block {
-                walk(&b.body, d, f);
-            }
-        }
-        _ => {}
-    }
+    walk(&mut Assignments(f), node);
 }
 
 #[cfg(test)]

@@ -242,6 +242,111 @@ pub enum AssignOp {
     Op(String),
 }
 
+/// A pass over a body tree that looks at the nodes it cares about (ruff's `Visitor`):
+/// [`walk`] knows every node kind and every child, so a pass never silently skips a
+/// condition, a loop or a block. Depth needs no limit of its own: trees are built at most
+/// [`MAX_TREE_DEPTH`] deep (deeper code becomes `Other`).
+pub trait Visitor<'n> {
+    /// Called on each node before its children; `false` skips the children (the pass
+    /// may [`walk`] some of them itself).
+    fn enter(&mut self, node: &'n Node) -> bool;
+}
+
+/// Visits `node` and, unless the visitor declines, its children in source order.
+pub fn walk<'n, V: Visitor<'n> + ?Sized>(visitor: &mut V, node: &'n Node) {
+    if visitor.enter(node) {
+        node.for_each_child(&mut |child| walk(visitor, child));
+    }
+}
+
+impl Node {
+    /// Calls `f` on each direct child, in source order: a condition before its branches,
+    /// a receiver before the arguments and the block.
+    pub fn for_each_child<'n>(&'n self, f: &mut dyn FnMut(&'n Node)) {
+        match self {
+            Node::Seq(items) | Node::Array(items) => items.iter().for_each(f),
+            Node::If(i) => {
+                f(&i.cond);
+                f(&i.then);
+                if let Some(e) = &i.els {
+                    f(e);
+                }
+            }
+            Node::Case(c) => {
+                if let Some(s) = &c.subject {
+                    f(s);
+                }
+                for w in &c.whens {
+                    w.conds.iter().for_each(&mut *f);
+                    f(&w.body);
+                }
+                if let Some(e) = &c.els {
+                    f(e);
+                }
+            }
+            Node::Call(c) => {
+                if let Some(r) = &c.recv {
+                    f(r);
+                }
+                c.args.iter().for_each(&mut *f);
+                if let Some(b) = &c.block {
+                    f(&b.body);
+                }
+            }
+            Node::And(a, b) | Node::Or(a, b) => {
+                f(a);
+                f(b);
+            }
+            Node::Not(a) | Node::Splat(a) => f(a),
+            Node::Return { value: Some(v), .. } => f(v),
+            Node::Begin(b) => {
+                f(&b.body);
+                for r in &b.rescues {
+                    f(&r.body);
+                }
+                if let Some(e) = &b.els {
+                    f(e);
+                }
+                if let Some(e) = &b.ensure {
+                    f(e);
+                }
+            }
+            Node::Loop { body, .. } => f(body),
+            Node::Assign { value, .. } => f(value),
+            Node::Hash(pairs) => {
+                for (k, v) in pairs {
+                    f(k);
+                    f(v);
+                }
+            }
+            Node::Range { lo, hi, .. } => {
+                if let Some(l) = lo {
+                    f(l);
+                }
+                if let Some(h) = hi {
+                    f(h);
+                }
+            }
+            Node::Return { value: None, .. }
+            | Node::Jump { .. }
+            | Node::Lvar(_)
+            | Node::Ivar(_)
+            | Node::Const { .. }
+            | Node::SelfRef
+            | Node::Str(_)
+            | Node::Sym(_)
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::True
+            | Node::False
+            | Node::Nil
+            | Node::Yield { .. }
+            | Node::Super { .. }
+            | Node::Other { .. } => {}
+        }
+    }
+}
+
 /// Converts prism nodes, bounded in depth (deeper code becomes `Other`).
 pub(crate) struct Converter<'s> {
     pub(crate) source: &'s [u8],
