@@ -524,7 +524,7 @@ fn ten_thousand_flat_ifs_in_one_method_are_capped_with_a_note() {
     assert_eq!(
         method["notes"][0].as_str(),
         Some(
-            "the method nests more than 100 conditions; the rest of it reads as its last statement"
+            "J01: the method nests more conditions than are followed; the rest of it reads as its last statement (more than 100)"
         )
     );
     assert_eq!(method["confidence"].as_f64(), Some(0.5));

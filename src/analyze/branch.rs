@@ -13,6 +13,7 @@
 use crate::index::body::{If, Node};
 
 use super::flow::{statements, At, End, Slot, Walker};
+use super::rules::Rule;
 
 impl Walker<'_> {
     /// Handles an `if` that is not a guard.
@@ -64,7 +65,7 @@ impl Walker<'_> {
                 End::Branched
             }
             many => {
-                self.guess(0.9, "several branches carry on: the rest of the method is placed beside the conditional");
+                self.apply(Rule::SeveralBranchesCarryOn, None);
                 let end = self.seq(rest, at, tail);
                 for (slot, own) in many {
                     // A branch that does nothing ends like the rest of the method; one that

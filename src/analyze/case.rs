@@ -18,6 +18,7 @@ use crate::yaml::Value;
 use super::condition;
 use super::flow::{statements, At, End, Slot, Walker};
 use super::model::CharType;
+use super::rules::Rule;
 
 impl Walker<'_> {
     /// Handles a `case`.
@@ -41,10 +42,7 @@ impl Walker<'_> {
             })
             .collect();
         if case.pattern {
-            self.guess(
-                0.9,
-                "`case/in` patterns are listed as enum values by their text",
-            );
+            self.apply(Rule::PatternsAsText, None);
         }
         self.enum_arms(subject, arms, case.els.as_ref(), case.lines, rest, at, tail)
     }

@@ -16,6 +16,7 @@ use crate::yaml::Value;
 
 use super::grammar::{identifier, predicate_name, predicate_phrase, words};
 use super::model::CharType;
+use super::rules::Rule;
 use super::types::{Lookup, TypeEnv, VarType};
 
 /// A value before it is placed.
@@ -42,8 +43,8 @@ pub struct Spec {
     pub falsy: ValueSpec,
     /// Range threshold and operator.
     pub threshold: Option<(Option<Value>, &'static str)>,
-    /// A guessed rule, for the notes.
-    pub note: Option<String>,
+    /// A judgement rule applied, with its detail, for the notes.
+    pub note: Option<(Rule, String)>,
 }
 
 fn value(v: Value, description: impl Into<String>) -> ValueSpec {
@@ -288,12 +289,8 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         truthy: value(Value::Bool(true), format!("{subject} succeeds")),
         falsy: value(Value::Bool(false), format!("{subject} fails")),
         threshold: None,
-        note: (!known_command).then(|| {
-            format!(
-                "`{}` is tested for truthiness: read as succeeds/fails",
-                call_text(call)
-            )
-        }),
+        note: (!known_command)
+            .then(|| (Rule::TruthinessAsSuccess, format!("`{}`", call_text(call)))),
     })
 }
 
@@ -443,10 +440,7 @@ fn truthiness(cond: &Node) -> Spec {
         truthy: value(Value::Bool(true), subject.clone()),
         falsy: value(Value::Bool(false), format!("NOT {subject}")),
         threshold: None,
-        note: Some(format!(
-            "`{}` is tested for truthiness: read as a boolean",
-            cond.render()
-        )),
+        note: Some((Rule::TruthinessAsBoolean, format!("`{}`", cond.render()))),
     }
 }
 

@@ -19,6 +19,7 @@ use super::condition::{self, Spec};
 use super::grammar;
 use super::model::{BehaviorDraft, CharType, CharValue, Characteristic, Source};
 use super::outcome::{Outcome, TextContext};
+use super::rules::Rule;
 use super::setup;
 use super::types::{Lookup, TypeEnv};
 
@@ -137,12 +138,12 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Records a guessed rule and lowers confidence by `factor`.
-    pub fn guess(&mut self, factor: f64, note: impl Into<String>) {
-        let note = note.into();
+    /// Records a judgement rule (once per detail) and lowers confidence by its factor.
+    pub fn apply(&mut self, rule: Rule, detail: Option<&str>) {
+        let note = rule.note(detail);
         if !self.notes.contains(&note) {
             self.notes.push(note);
-            self.confidence *= factor;
+            self.confidence *= rule.factor();
         }
     }
 
@@ -156,9 +157,9 @@ impl<'a> Walker<'a> {
     /// statements is the end of the method.
     pub fn seq(&mut self, stmts: &[Node], at: At, tail: bool) -> End {
         if self.depth >= MAX_WALK_DEPTH {
-            self.guess(
-                0.5,
-                format!("the method nests more than {MAX_WALK_DEPTH} conditions; the rest of it reads as its last statement"),
+            self.apply(
+                Rule::NestingLimit,
+                Some(&format!("more than {MAX_WALK_DEPTH}")),
             );
             return End::Done(match stmts.last() {
                 Some(last) => self.outcome_of(last, tail),
@@ -365,16 +366,13 @@ impl<'a> Walker<'a> {
             };
         }
         if outcome.guessed {
-            self.guess(
-                0.9,
-                format!("behavior text guessed from code: `{}`", outcome.description),
+            self.apply(
+                Rule::GuessedBehaviorText,
+                Some(&format!("`{}`", outcome.description)),
             );
         }
         if !tail {
-            self.guess(
-                0.9,
-                "a mid-method branch's behavior is its own last statement",
-            );
+            self.apply(Rule::MidMethodBranchOutcome, None);
         }
         outcome
     }
@@ -403,10 +401,7 @@ impl<'a> Walker<'a> {
                 }
             }
             Node::And(a, b) => {
-                self.guess(
-                    0.95,
-                    "`a && b` in an exit-when-true guard is one combined characteristic",
-                );
+                self.apply(Rule::CombinedAndGuard, None);
                 self.combined(cond, a, b, "and", at, lines)
             }
             Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
@@ -500,8 +495,8 @@ impl<'a> Walker<'a> {
 
     /// Places a two-valued characteristic.
     pub fn place(&mut self, spec: Spec, cond: &Node, at: At, lines: (u32, u32)) -> usize {
-        if let Some(note) = &spec.note {
-            self.guess(0.9, note.clone());
+        if let Some((rule, detail)) = &spec.note {
+            self.apply(*rule, Some(detail));
         }
         let values = vec![spec.truthy.clone(), spec.falsy.clone()];
         let (threshold_value, threshold_operator) = match spec.threshold {
@@ -532,7 +527,7 @@ impl<'a> Walker<'a> {
     pub fn setup_and_source(&mut self, cond: &Node) -> (super::model::Setup, Source) {
         let (setup, guessed) = setup::setup(cond, &self.cx.env, self.cx.lookup, self.cx.class_name);
         if guessed {
-            self.guess(0.95, "the class of a variable was inferred from its name");
+            self.apply(Rule::ClassFromName, None);
         }
         let private_source = |name: &str| self.private_source(name);
         let source = setup::source(
@@ -679,10 +674,7 @@ impl<'a> Walker<'a> {
             return;
         }
         if outcome.description == NOTHING_MORE {
-            self.guess(
-                0.95,
-                "an empty branch in the middle of a method reads as `does nothing more`",
-            );
+            self.apply(Rule::EmptyBranch, None);
         }
         if let Some(v) = self
             .chars
@@ -701,10 +693,7 @@ impl<'a> Walker<'a> {
             End::Done(o) => {
                 let terminal = tail && o.failure;
                 if terminal && !o.description.starts_with("raises") {
-                    self.guess(
-                        0.95,
-                        "a path ending in nil, false or an error result is treated as terminal",
-                    );
+                    self.apply(Rule::ReturnedFailureIsTerminal, None);
                 }
                 self.set_leaf(slot, o, terminal)
             }

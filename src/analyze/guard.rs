@@ -14,6 +14,7 @@
 use crate::index::body::{If, Node};
 
 use super::flow::{End, Walker};
+use super::rules::Rule;
 
 impl Walker<'_> {
     /// Handles `node` as a guard clause if it is one.
@@ -53,10 +54,7 @@ impl Walker<'_> {
                 self.finish(*only, &end, tail);
             }
             many => {
-                self.guess(
-                    0.9,
-                    "several values pass a guard: the rest of the method is placed beside it",
-                );
+                self.apply(Rule::SeveralPassGuard, None);
                 let end = self.seq(rest, at, tail);
                 for slot in many {
                     self.finish(*slot, &end, tail);

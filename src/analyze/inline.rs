@@ -14,6 +14,7 @@
 use crate::index::body::Node;
 
 use super::flow::{statements, Walker};
+use super::rules::Rule;
 
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it calls a private method with
@@ -43,12 +44,9 @@ impl Walker<'_> {
         if guards.is_empty() {
             return None;
         }
-        self.guess(
-            0.95,
-            format!(
-                "guard clauses of private `{}` are inlined where it is called",
-                call.name
-            ),
+        self.apply(
+            Rule::PrivateGuardsInlined,
+            Some(&format!("`{}`", call.name)),
         );
         self.inlining.push(call.name.clone());
         let mut out = guards;

@@ -11,6 +11,7 @@
 use crate::index::body::Node;
 
 use super::flow::{statements, At, End, Walker};
+use super::rules::Rule;
 
 const ITERATORS: &[&str] = &[
     "each",
@@ -49,10 +50,7 @@ impl Walker<'_> {
             }
             _ => None,
         })?;
-        self.guess(
-            0.85,
-            "a guard inside a loop is read as `some element fails the check`",
-        );
+        self.apply(Rule::LoopGuardSomeElement, None);
         self.guard(&guard, rest, at, tail)
     }
 }

@@ -23,6 +23,7 @@ mod loops;
 pub mod model;
 pub mod outcome;
 mod rescue;
+pub mod rules;
 pub mod setup;
 pub mod side_effects;
 pub mod types;
@@ -315,10 +316,7 @@ fn analyze_method(
                 guessed: true,
             },
         };
-        walker.guess(
-            0.9,
-            "a leaf without its own outcome takes the method's final outcome",
-        );
+        walker.apply(rules::Rule::LeafTakesFinalOutcome, None);
         walker.set_leaf(slot, &fallback, false);
     }
     walker.clear_intermediate_behaviors();

@@ -14,6 +14,7 @@ use crate::yaml::Value;
 use super::flow::{statements, At, End, Walker};
 use super::grammar;
 use super::model::{CharType, Setup, SetupType, Source};
+use super::rules::Rule;
 
 impl Walker<'_> {
     /// Handles `begin ... rescue ... end` followed by `rest`.
@@ -56,7 +57,7 @@ impl Walker<'_> {
                 None,
             );
             self.set_leaf((index, 0), &outcome, true);
-            self.guess(0.95, "a rescue clause is one terminal value (the error raised) beside the protected code");
+            self.apply(Rule::RescueValue, None);
         }
         end
     }

@@ -1,0 +1,192 @@
+//! The judgement rules: where the contract leaves a choice to judgement (\[J\] in the
+//! digest's §5), the analyzer takes one documented, deterministic answer. Each answer is a
+//! [`Rule`] with an id, a text, and the factor by which it lowers the method's
+//! `confidence`; the method's `notes` name every rule applied (`J04: ...`), once per
+//! detail, so an agent knows what to double-check.
+
+/// A judgement the analyzer makes for the reader to double-check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// J01. The method nests more conditions than the walker follows
+    /// ([`super::flow::MAX_WALK_DEPTH`]); the rest of it reads as its last statement. Real
+    /// methods never get there; generated code can.
+    NestingLimit,
+    /// J02. A behavior's text was written from the code it ends with rather than from a
+    /// known pattern (`returns the formatted total`): the words may miss the intent.
+    GuessedBehaviorText,
+    /// J03. A branch in the middle of a method is described by its own last statement,
+    /// since the method goes on after it.
+    MidMethodBranchOutcome,
+    /// J04. `a && b` in a guard that exits when it holds is one combined characteristic
+    /// (both values of the pair are needed to exit), not two nested ones.
+    CombinedAndGuard,
+    /// J05. A call with arguments tested for truthiness (`if gateway.hold(amount)`) reads
+    /// as "succeeds / fails".
+    TruthinessAsSuccess,
+    /// J06. An expression tested for truthiness that is neither a predicate nor a known
+    /// value reads as a boolean.
+    TruthinessAsBoolean,
+    /// J07. The class of a variable was inferred from its name (`payment` → `Payment`),
+    /// for `setup` and `source`.
+    ClassFromName,
+    /// J08. An empty branch in the middle of a method reads as "does nothing more".
+    EmptyBranch,
+    /// J09. A path ending in `nil`, `false` or an error result is a terminal failure (the
+    /// contract's heuristic 1 applies to exits; this extends it to returned failures).
+    ReturnedFailureIsTerminal,
+    /// J10. A leaf the walker could not give an outcome takes the method's final outcome.
+    LeafTakesFinalOutcome,
+    /// J11. `case/in` patterns other than literals and constants are listed as enum values
+    /// by their text.
+    PatternsAsText,
+    /// J12. The guard clauses of a private method are inlined where the public method
+    /// calls it: they become the caller's characteristics.
+    PrivateGuardsInlined,
+    /// J13. A `rescue` clause is one terminal value (the error raised) beside the
+    /// protected code, whose own characteristics stay where they are.
+    RescueValue,
+    /// J14. Several values pass a guard: the rest of the method is placed beside it, not
+    /// under each.
+    SeveralPassGuard,
+    /// J15. Several branches carry on: the rest of the method is placed beside the
+    /// conditional, and each branch is described by what it does.
+    SeveralBranchesCarryOn,
+    /// J16. A guard inside a loop is read as "some element fails the check".
+    LoopGuardSomeElement,
+}
+
+impl Rule {
+    /// The id named in `notes` (`J01`...).
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::NestingLimit => "J01",
+            Rule::GuessedBehaviorText => "J02",
+            Rule::MidMethodBranchOutcome => "J03",
+            Rule::CombinedAndGuard => "J04",
+            Rule::TruthinessAsSuccess => "J05",
+            Rule::TruthinessAsBoolean => "J06",
+            Rule::ClassFromName => "J07",
+            Rule::EmptyBranch => "J08",
+            Rule::ReturnedFailureIsTerminal => "J09",
+            Rule::LeafTakesFinalOutcome => "J10",
+            Rule::PatternsAsText => "J11",
+            Rule::PrivateGuardsInlined => "J12",
+            Rule::RescueValue => "J13",
+            Rule::SeveralPassGuard => "J14",
+            Rule::SeveralBranchesCarryOn => "J15",
+            Rule::LoopGuardSomeElement => "J16",
+        }
+    }
+
+    /// What the rule decided, in one sentence.
+    pub fn text(self) -> &'static str {
+        match self {
+            Rule::NestingLimit => {
+                "the method nests more conditions than are followed; the rest of it reads as its last statement"
+            }
+            Rule::GuessedBehaviorText => "behavior text written from the code",
+            Rule::MidMethodBranchOutcome => "a mid-method branch's behavior is its own last statement",
+            Rule::CombinedAndGuard => {
+                "`a && b` in an exit-when-true guard is one combined characteristic"
+            }
+            Rule::TruthinessAsSuccess => "a call tested for truthiness reads as succeeds/fails",
+            Rule::TruthinessAsBoolean => "an expression tested for truthiness reads as a boolean",
+            Rule::ClassFromName => "the class of a variable was inferred from its name",
+            Rule::EmptyBranch => {
+                "an empty branch in the middle of a method reads as `does nothing more`"
+            }
+            Rule::ReturnedFailureIsTerminal => {
+                "a path ending in nil, false or an error result is treated as terminal"
+            }
+            Rule::LeafTakesFinalOutcome => {
+                "a leaf without its own outcome takes the method's final outcome"
+            }
+            Rule::PatternsAsText => "`case/in` patterns are listed as enum values by their text",
+            Rule::PrivateGuardsInlined => {
+                "guard clauses of a private method are inlined where it is called"
+            }
+            Rule::RescueValue => {
+                "a rescue clause is one terminal value (the error raised) beside the protected code"
+            }
+            Rule::SeveralPassGuard => {
+                "several values pass a guard: the rest of the method is placed beside it"
+            }
+            Rule::SeveralBranchesCarryOn => {
+                "several branches carry on: the rest of the method is placed beside the conditional"
+            }
+            Rule::LoopGuardSomeElement => {
+                "a guard inside a loop is read as `some element fails the check`"
+            }
+        }
+    }
+
+    /// The factor by which one use lowers the method's `confidence`.
+    pub fn factor(self) -> f64 {
+        match self {
+            Rule::NestingLimit => 0.5,
+            Rule::LoopGuardSomeElement => 0.85,
+            Rule::GuessedBehaviorText
+            | Rule::MidMethodBranchOutcome
+            | Rule::TruthinessAsSuccess
+            | Rule::TruthinessAsBoolean
+            | Rule::LeafTakesFinalOutcome
+            | Rule::PatternsAsText
+            | Rule::SeveralPassGuard
+            | Rule::SeveralBranchesCarryOn => 0.9,
+            Rule::CombinedAndGuard
+            | Rule::ClassFromName
+            | Rule::EmptyBranch
+            | Rule::ReturnedFailureIsTerminal
+            | Rule::PrivateGuardsInlined
+            | Rule::RescueValue => 0.95,
+        }
+    }
+
+    /// The note for one use: `J05: a call tested for truthiness ... (`gateway.hold(1)`)`.
+    pub fn note(self, detail: Option<&str>) -> String {
+        match detail {
+            Some(d) => format!("{}: {} ({d})", self.id(), self.text()),
+            None => format!("{}: {}", self.id(), self.text()),
+        }
+    }
+
+    /// Every rule, in id order (for the README and tests).
+    pub const ALL: [Rule; 16] = [
+        Rule::NestingLimit,
+        Rule::GuessedBehaviorText,
+        Rule::MidMethodBranchOutcome,
+        Rule::CombinedAndGuard,
+        Rule::TruthinessAsSuccess,
+        Rule::TruthinessAsBoolean,
+        Rule::ClassFromName,
+        Rule::EmptyBranch,
+        Rule::ReturnedFailureIsTerminal,
+        Rule::LeafTakesFinalOutcome,
+        Rule::PatternsAsText,
+        Rule::PrivateGuardsInlined,
+        Rule::RescueValue,
+        Rule::SeveralPassGuard,
+        Rule::SeveralBranchesCarryOn,
+        Rule::LoopGuardSomeElement,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_in_order() {
+        let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        let expected: Vec<String> = (1..=Rule::ALL.len()).map(|i| format!("J{i:02}")).collect();
+        assert_eq!(ids, expected);
+        for r in Rule::ALL {
+            assert!(r.factor() > 0.0 && r.factor() < 1.0, "{r:?}");
+            assert!(!r.text().ends_with('.'), "{r:?}");
+        }
+        assert_eq!(
+            Rule::TruthinessAsSuccess.note(Some("`gateway.hold(1)`")),
+            "J05: a call tested for truthiness reads as succeeds/fails (`gateway.hold(1)`)"
+        );
+    }
+}
