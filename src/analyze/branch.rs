@@ -21,7 +21,7 @@ impl Walker<'_> {
         if let Some(end) = self.equality_chain(node, rest, at, tail) {
             return end;
         }
-        let slots = self.condition(&node.cond, at, node.lines, false);
+        let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line), false);
         let (then_slots, else_slots) = if node.unless {
             (slots.falsy, slots.truthy)
         } else {

@@ -44,7 +44,10 @@ impl Walker<'_> {
         if case.pattern {
             self.apply(Rule::PatternsAsText, None);
         }
-        self.enum_arms(subject, arms, case.els.as_ref(), case.lines, rest, at, tail)
+        // From `case` to the last `when`: the lines that decide, not the branches' bodies.
+        let last_when = case.whens.last().map_or(case.lines.0, |w| w.line);
+        let lines = (case.lines.0, last_when.max(case.lines.0));
+        self.enum_arms(subject, arms, case.els.as_ref(), lines, rest, at, tail)
     }
 
     /// `if x == "a" ... elsif x == "b" ... else ... end` on one subject → one enum.
@@ -56,8 +59,14 @@ impl Walker<'_> {
         let mut subject: Option<Node> = None;
         let mut current = node;
         let els: Option<Node>;
+        let mut last_line = node.cond_line;
         loop {
             let (s, lit) = equality(&current.cond)?;
+            last_line = current
+                .cond
+                .span()
+                .map_or(current.cond_line, |(_, hi)| hi)
+                .max(last_line);
             match &subject {
                 None => subject = Some(s.clone()),
                 Some(prev) if prev.render() == s.render() => {}
@@ -76,7 +85,16 @@ impl Walker<'_> {
             return None;
         }
         let subject = subject?;
-        Some(self.enum_arms(&subject, arms, els.as_ref(), node.lines, rest, at, tail))
+        let first_line = node.cond.span().map_or(node.cond_line, |(lo, _)| lo);
+        Some(self.enum_arms(
+            &subject,
+            arms,
+            els.as_ref(),
+            (first_line, last_line),
+            rest,
+            at,
+            tail,
+        ))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -194,6 +212,7 @@ fn case_to_if(case: &Case) -> Node {
             ternary: false,
             elsif: i > 0,
             lines: (w.line, w.line),
+            cond_line: w.line,
         })));
     }
     tail.unwrap_or(Node::Nil)

@@ -162,5 +162,6 @@ fn not_found_guard(var: &str, line: u32) -> Node {
         ternary: false,
         elsif: false,
         lines: (line, line),
+        cond_line: line,
     }))
 }

@@ -277,6 +277,7 @@ impl<'a> Walker<'a> {
                             ternary: true,
                             elsif: false,
                             lines: (line, line),
+                            cond_line: line,
                         };
                         return self.branch(&synthetic, &[], at, tail);
                     }
@@ -294,6 +295,7 @@ impl<'a> Walker<'a> {
                         ternary: true,
                         elsif: false,
                         lines: (line, line),
+                        cond_line: line,
                     };
                     return self.branch(&synthetic, &[], at, tail);
                 }
@@ -495,6 +497,9 @@ impl<'a> Walker<'a> {
 
     /// Places a two-valued characteristic.
     pub fn place(&mut self, spec: Spec, cond: &Node, at: At, lines: (u32, u32)) -> usize {
+        // The condition's own lines, not the whole conditional's: `source_line` points at
+        // what the characteristic tests.
+        let lines = cond.span().unwrap_or(lines);
         if let Some((rule, detail)) = &spec.note {
             self.apply(*rule, Some(detail));
         }

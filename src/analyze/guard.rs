@@ -39,7 +39,12 @@ impl Walker<'_> {
             return None;
         }
         let exit_when_truthy = !node.unless;
-        let slots = self.condition(&node.cond, at, node.lines, exit_when_truthy);
+        let slots = self.condition(
+            &node.cond,
+            at,
+            (node.cond_line, node.cond_line),
+            exit_when_truthy,
+        );
         let (exits, continues) = if exit_when_truthy {
             (slots.truthy, slots.falsy)
         } else {

@@ -138,6 +138,8 @@ pub struct If {
     pub elsif: bool,
     /// First and last line.
     pub lines: (u32, u32),
+    /// The line the predicate starts on (after the body for a modifier).
+    pub cond_line: u32,
 }
 
 /// A `case`.
@@ -453,6 +455,7 @@ impl Converter<'_> {
                         ternary,
                         elsif,
                         lines: (self.line(&loc), self.end_line(&loc)),
+                        cond_line: self.line(&n.predicate().location()),
                     }))
                 }
                 None => self.other(node),
@@ -470,6 +473,7 @@ impl Converter<'_> {
                         ternary: false,
                         elsif: false,
                         lines: (self.line(&loc), self.end_line(&loc)),
+                        cond_line: self.line(&n.predicate().location()),
                     }))
                 }
                 None => self.other(node),
@@ -883,6 +887,46 @@ impl Node {
             out.push_str("...");
         }
         out
+    }
+
+    /// The first and last line of the code under this node, as far as its nodes tell
+    /// (calls and literals know where they start, not where they end).
+    pub fn span(&self) -> Option<(u32, u32)> {
+        struct Span(Option<(u32, u32)>);
+        impl<'n> Visitor<'n> for Span {
+            fn enter(&mut self, node: &'n Node) -> bool {
+                let lines = match node {
+                    Node::If(i) => Some(i.lines),
+                    Node::Case(c) => Some(c.lines),
+                    other => other.own_line().map(|l| (l, l)),
+                };
+                if let Some((a, b)) = lines {
+                    self.0 = Some(match self.0 {
+                        Some((lo, hi)) => (lo.min(a), hi.max(b)),
+                        None => (a, b),
+                    });
+                }
+                true
+            }
+        }
+        let mut span = Span(None);
+        walk(&mut span, self);
+        span.0
+    }
+
+    /// The line recorded on this node itself (not on its children).
+    fn own_line(&self) -> Option<u32> {
+        match self {
+            Node::Call(c) => Some(c.line),
+            Node::Return { line, .. }
+            | Node::Jump { line, .. }
+            | Node::Loop { line, .. }
+            | Node::Assign { line, .. }
+            | Node::Yield { line }
+            | Node::Super { line }
+            | Node::Other { line, .. } => Some(*line),
+            _ => None,
+        }
     }
 
     /// The line the node starts on, when known.
