@@ -33,11 +33,37 @@ impl Walker<'_> {
         let then_body = statements(&node.then);
         let else_body = node.els.as_ref().map(statements);
         for (slots, body) in [(then_slots, Some(then_body)), (else_slots, else_body)] {
+            // A branch reached through several values (the `else` of `a && b`: a false, or
+            // a true and b false) that decides more is walked once, under the first of
+            // them; the others get the outcome that walk ends with, instead of a copy of
+            // every characteristic below (J18).
+            let decides_more = body.as_ref().is_some_and(|stmts| {
+                stmts
+                    .iter()
+                    .any(|s| matches!(s, Node::If(_) | Node::Case(_) | Node::Begin(_)))
+            });
+            let mut first_end: Option<End> = None;
             for slot in slots {
-                let end = match &body {
-                    Some(stmts) => self.seq(stmts, self.under(slot), branch_tail),
-                    None => End::Done(self.empty_outcome(branch_tail)),
+                let end = match (&body, &first_end) {
+                    (Some(_), Some(first)) if decides_more => {
+                        self.apply(Rule::SharedBranchWalkedOnce, None);
+                        match first {
+                            End::Branched => {
+                                let last = body.as_ref().and_then(|b| b.last());
+                                End::Done(match last {
+                                    Some(l) => self.outcome_of(l, branch_tail),
+                                    None => self.empty_outcome(branch_tail),
+                                })
+                            }
+                            other => other.clone(),
+                        }
+                    }
+                    (Some(stmts), _) => self.seq(stmts, self.under(slot), branch_tail),
+                    (None, _) => End::Done(self.empty_outcome(branch_tail)),
                 };
+                if first_end.is_none() {
+                    first_end = Some(end.clone());
+                }
                 match &end {
                     End::Exited(_) | End::Branched => self.finish(slot, &end, true),
                     End::Done(_) if branch_tail => self.finish(slot, &end, true),

@@ -97,12 +97,40 @@ impl Walker<'_> {
         ))
     }
 
+    /// An enum whose values are exactly its arms (no `other`): `respond_to` formats.
+    pub fn enum_arms_without_other(
+        &mut self,
+        subject: &Node,
+        arms: Vec<(Vec<(Value, String)>, Node)>,
+        lines: (u32, u32),
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
+        self.enum_values(subject, arms, None, false, lines, rest, at, tail)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn enum_arms(
         &mut self,
         subject: &Node,
         arms: Vec<(Vec<(Value, String)>, Node)>,
         els: Option<&Node>,
+        lines: (u32, u32),
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
+        self.enum_values(subject, arms, els, true, lines, rest, at, tail)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enum_values(
+        &mut self,
+        subject: &Node,
+        arms: Vec<(Vec<(Value, String)>, Node)>,
+        els: Option<&Node>,
+        with_other: bool,
         lines: (u32, u32),
         rest: &[Node],
         at: At,
@@ -120,12 +148,14 @@ impl Walker<'_> {
                 bodies.push(body.clone());
             }
         }
-        let other_desc = if els.is_some() {
-            format!("other {words}")
-        } else {
-            format!("any other {words}")
-        };
-        values.push((Value::String("other".to_string()), other_desc));
+        if with_other {
+            let other_desc = if els.is_some() {
+                format!("other {words}")
+            } else {
+                format!("any other {words}")
+            };
+            values.push((Value::String("other".to_string()), other_desc));
+        }
         let other_body = els.cloned();
         let kind = if self.state_machine_subject(subject) {
             CharType::Sequential
@@ -140,11 +170,10 @@ impl Walker<'_> {
         let branch_tail = tail && last;
         let mut continuing: Vec<(Slot, End)> = Vec::new();
         let count = bodies.len();
+        let other_arm = other_body.clone().unwrap_or(Node::Seq(Vec::new()));
         for (vi, body) in bodies
             .iter()
-            .chain(std::iter::once(
-                &other_body.clone().unwrap_or(Node::Seq(Vec::new())),
-            ))
+            .chain(with_other.then_some(&other_arm))
             .enumerate()
         {
             let slot = (index, vi);

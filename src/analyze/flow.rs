@@ -182,6 +182,14 @@ impl<'a> Walker<'a> {
                 self.inlining.pop();
                 return end;
             }
+            if let Some(converted) = Walker::safe_nav_statement(stmt) {
+                let mut all = vec![converted];
+                all.extend_from_slice(rest);
+                return self.seq(&all, at, tail);
+            }
+            if let Some(end) = self.respond_to(stmt, rest, at, tail) {
+                return end;
+            }
             match stmt {
                 Node::If(cond) => {
                     if let Some(end) = self.guard(cond, rest, at, tail) {
@@ -239,6 +247,11 @@ impl<'a> Walker<'a> {
             }
             if let Some(end) = self.loop_guard(stmt, rest, at, tail) {
                 return end;
+            }
+            if let Some(spliced) = self.splice_block(stmt, rest.is_empty()) {
+                let mut all = spliced;
+                all.extend_from_slice(rest);
+                return self.seq(&all, at, tail);
             }
             // A controller's last `render`/`redirect_to`/`head` is its outcome, not an exit.
             let final_response =
@@ -471,6 +484,38 @@ impl<'a> Walker<'a> {
 
     fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
         let spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        let question = format!(
+            "{}|{}|{}",
+            spec.kind.as_str(),
+            spec.description,
+            if spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false)
+            {
+                &spec.falsy.description
+            } else {
+                &spec.truthy.description
+            }
+        );
+        if let Some(known) = self.answered(&question, at) {
+            // The same question was asked earlier on this path: its answer is known, and
+            // only the branch that agrees with it is reachable here.
+            let holds = {
+                let truthy_is_positive = !(spec.truthy.value.as_str() == Some("nil")
+                    || spec.truthy.value == Value::Bool(false));
+                known == truthy_is_positive
+            };
+            let here = at.parent.map(|p| vec![p]).unwrap_or_default();
+            return if holds {
+                Slots {
+                    truthy: here,
+                    falsy: Vec::new(),
+                }
+            } else {
+                Slots {
+                    truthy: Vec::new(),
+                    falsy: here,
+                }
+            };
+        }
         // Values are listed present/true first whatever the condition tests (`x.nil?`).
         let flipped =
             spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false);
@@ -484,6 +529,9 @@ impl<'a> Walker<'a> {
             spec
         };
         let index = self.place(spec, cond, at, lines);
+        if let Some(c) = self.chars.get_mut(index) {
+            c.question = question;
+        }
         let slots = Slots {
             truthy: vec![(index, 0)],
             falsy: vec![(index, 1)],
@@ -624,8 +672,24 @@ impl<'a> Walker<'a> {
             },
             threshold_value,
             threshold_operator,
+            parent_value: at.parent.map(|(_, v)| v),
+            question: String::new(),
         });
         self.chars.len() - 1
+    }
+
+    /// Whether `question` was asked by a characteristic on the path to `at`, and if so
+    /// whether the path went through its positive value (present / true, value 0).
+    fn answered(&self, question: &str, at: At) -> Option<bool> {
+        let mut slot = at.parent;
+        while let Some((ci, vi)) = slot {
+            let c = self.chars.get(ci)?;
+            if c.question == question {
+                return Some(vi == 0);
+            }
+            slot = c.parent.zip(c.parent_value);
+        }
+        None
     }
 
     /// `name`, else the first of `name_2`, `name_3`, ... not taken yet. Names are only ever

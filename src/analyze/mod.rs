@@ -11,6 +11,7 @@
 //! Rules the contract marks \[J\] get one documented, deterministic answer; each use lowers
 //! the method's `confidence` and is named in its `notes`.
 
+mod blocks;
 mod branch;
 mod case;
 pub mod condition;

@@ -155,6 +155,11 @@ pub struct Characteristic {
     pub threshold_value: Option<Value>,
     /// For ranges: `>=`, `>`, `<=`, `<`.
     pub threshold_operator: Option<&'static str>,
+    /// Index in [`Characteristic::values`] of the parent's value this one hangs under.
+    pub parent_value: Option<usize>,
+    /// What the condition asks, for recognising the same question asked again further
+    /// down the same path (empty when it cannot be asked twice: enums, rescues).
+    pub question: String,
 }
 
 /// A side effect of a method.

@@ -155,13 +155,18 @@ fn response(call: &Call) -> Outcome {
                     _ => Outcome::new("returns JSON response", failure),
                 };
             }
+            // `render :new`, `render "new"`, `render action: :new`, `render template:
+            // "stories/index"`.
+            let named = |n: &Node| match n {
+                Node::Sym(s) | Node::Str(s) => Some(words(s.rsplit('/').next().unwrap_or(s))),
+                _ => None,
+            };
             let template = call
                 .args
                 .first()
-                .and_then(|a| match a {
-                    Node::Sym(s) | Node::Str(s) => Some(words(s)),
-                    _ => None,
-                })
+                .and_then(named)
+                .or_else(|| keyword(call, "action").and_then(named))
+                .or_else(|| keyword(call, "template").and_then(named))
                 .unwrap_or_else(|| "default".to_string());
             match status {
                 Some(code) if code != 200 => Outcome::new(

@@ -53,6 +53,14 @@ pub enum Rule {
     SeveralBranchesCarryOn,
     /// J16. A guard inside a loop is read as "some element fails the check".
     LoopGuardSomeElement,
+    /// J17. A block that runs once per element (`each`, `find_each`, `map`) is walked as
+    /// if it ran once: a condition inside is about one element of the collection, set up
+    /// by putting such an element in it.
+    BlockRunsOnce,
+    /// J18. A branch reached through several values (the `else` of `a && b`) that holds
+    /// further conditions is walked once, under the first of those values; the others end
+    /// with the outcome that walk ends with.
+    SharedBranchWalkedOnce,
 }
 
 impl Rule {
@@ -75,6 +83,8 @@ impl Rule {
             Rule::SeveralPassGuard => "J14",
             Rule::SeveralBranchesCarryOn => "J15",
             Rule::LoopGuardSomeElement => "J16",
+            Rule::BlockRunsOnce => "J17",
+            Rule::SharedBranchWalkedOnce => "J18",
         }
     }
 
@@ -117,6 +127,12 @@ impl Rule {
             Rule::LoopGuardSomeElement => {
                 "a guard inside a loop is read as `some element fails the check`"
             }
+            Rule::BlockRunsOnce => {
+                "a block run per element is walked once: its conditions are about one element"
+            }
+            Rule::SharedBranchWalkedOnce => {
+                "a branch reached through several values is walked once, under the first"
+            }
         }
     }
 
@@ -132,7 +148,9 @@ impl Rule {
             | Rule::LeafTakesFinalOutcome
             | Rule::PatternsAsText
             | Rule::SeveralPassGuard
-            | Rule::SeveralBranchesCarryOn => 0.9,
+            | Rule::SeveralBranchesCarryOn
+            | Rule::BlockRunsOnce
+            | Rule::SharedBranchWalkedOnce => 0.9,
             Rule::CombinedAndGuard
             | Rule::ClassFromName
             | Rule::EmptyBranch
@@ -151,7 +169,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for the README and tests).
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 18] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -168,6 +186,8 @@ impl Rule {
         Rule::SeveralPassGuard,
         Rule::SeveralBranchesCarryOn,
         Rule::LoopGuardSomeElement,
+        Rule::BlockRunsOnce,
+        Rule::SharedBranchWalkedOnce,
     ];
 }
 

@@ -1,0 +1,285 @@
+//! Decisions inside blocks, and `&.` as a statement (issue: 19 % of deciding methods got
+//! no characteristic, most of them deciding inside a block).
+//!
+//! - A block that runs once (`User.transaction do`, `with_lock`, `tap`, `content_tag(:span)
+//!   do`, `Rails.cache.fetch(key) do`) or once per element (`each`, `find_each`, `map`,
+//!   `times`) holds decisions of the method: its statements are walked where the call
+//!   stands, followed by the rest of the method. For an iteration whose result is the
+//!   method's result (`items.map do ... end` last), the call itself is the final statement.
+//!   Reading "once per element" as "once" is a judgement (J17): a condition inside reads
+//!   as "an element that ..." set up by one element in the collection.
+//! - `respond_to do |format|` with formats that do different things is one enum on the
+//!   request format (`html`, `json`, ...), each value with its format's response; a format
+//!   without a block renders the action's template.
+//! - `x&.y` as a statement or result is `x` present (→ `x.y`) or `nil` (→ nothing,
+//!   `nil` as a result).
+//!
+//! Example: `User.transaction do; notify unless deleted_at?; destroy!; end` gives
+//! `deleted_at` (presence) with the rest of the method under each value, as if the
+//! statements were written without the block.
+
+use crate::index::body::{Block, Call, If, Node};
+use crate::yaml::Value;
+
+use super::flow::{statements, At, End, Walker};
+use super::rules::Rule;
+
+/// Calls whose block runs once per element; the call's value is a new collection or the
+/// receiver, not the block's last value.
+const ITERATIONS: &[&str] = &[
+    "each",
+    "each_with_index",
+    "each_with_object",
+    "each_value",
+    "each_key",
+    "each_pair",
+    "each_slice",
+    "each_cons",
+    "find_each",
+    "find_in_batches",
+    "in_batches",
+    "times",
+    "upto",
+    "downto",
+    "step",
+    "map",
+    "map!",
+    "collect",
+    "flat_map",
+    "filter_map",
+    "each_entry",
+    "reverse_each",
+];
+
+impl Walker<'_> {
+    /// The statements to walk instead of `stmt` when it is a block call (or an assignment
+    /// or `return` of one) whose block holds a decision: the block's statements, then what
+    /// stands for the call's value. `None` for anything else.
+    pub fn splice_block(&mut self, stmt: &Node, last: bool) -> Option<Vec<Node>> {
+        let (call, wrap): (&Call, Option<&Node>) = match stmt {
+            Node::Call(c) => (c, None),
+            Node::Assign { value, .. }
+            | Node::Return {
+                value: Some(value), ..
+            } => match value.as_ref() {
+                Node::Call(c) => (c, Some(stmt)),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let block = call.block.as_ref()?;
+        if call.name == "respond_to" || !decides(&block.body) {
+            return None;
+        }
+        let iteration = ITERATIONS.contains(&call.name.as_str());
+        if iteration {
+            self.apply(Rule::BlockRunsOnce, Some(&format!("`{}`", call.name)));
+        }
+        let mut out = statements(&block.body);
+        let without_block = Node::Call(Box::new(Call {
+            block: None,
+            ..call.clone()
+        }));
+        match wrap {
+            // `x = items.map do ... end`: the block, then `x = items.map`.
+            Some(Node::Assign {
+                target, op, line, ..
+            }) => {
+                if iteration {
+                    out.push(Node::Assign {
+                        target: target.clone(),
+                        op: op.clone(),
+                        value: Box::new(without_block),
+                        line: *line,
+                    });
+                } else if let Some(value) = out.pop() {
+                    out.push(Node::Assign {
+                        target: target.clone(),
+                        op: op.clone(),
+                        value: Box::new(value),
+                        line: *line,
+                    });
+                }
+            }
+            Some(Node::Return { line, .. }) => {
+                let value = if iteration {
+                    Some(without_block)
+                } else {
+                    out.pop()
+                };
+                out.push(Node::Return {
+                    value: value.map(Box::new),
+                    line: *line,
+                });
+            }
+            _ if iteration && last => out.push(without_block),
+            _ => {}
+        }
+        Some(out)
+    }
+
+    /// `respond_to do |format| format.html { ... }; format.json { ... } end` whose formats
+    /// do different things: one enum on the request format.
+    pub fn respond_to(&mut self, stmt: &Node, rest: &[Node], at: At, tail: bool) -> Option<End> {
+        let Node::Call(call) = stmt else { return None };
+        if call.name != "respond_to" || call.recv.is_some() {
+            return None;
+        }
+        let Block { params, body } = call.block.as_ref()?;
+        let var = params.first()?;
+        let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
+        let mut any_body = false;
+        for s in statements(body) {
+            let Node::Call(f) = &s else { continue };
+            if !matches!(&f.recv, Some(Node::Lvar(v)) if v == var) {
+                continue;
+            }
+            let branch = match &f.block {
+                Some(b) if !statements(&b.body).is_empty() => {
+                    any_body = true;
+                    b.body.clone()
+                }
+                // `format.html` renders the action's template in that format.
+                _ => Node::Call(Box::new(Call {
+                    recv: None,
+                    name: "render".to_string(),
+                    args: vec![Node::Sym(self.cx.method.name.clone())],
+                    block: None,
+                    safe_nav: false,
+                    line: f.line,
+                })),
+            };
+            if arms
+                .iter()
+                .any(|(v, _)| v.first().map(|(v, _)| v.as_str()) == Some(Some(&f.name)))
+            {
+                continue;
+            }
+            arms.push((
+                vec![(crate::yaml::symbol(&f.name), f.name.to_ascii_uppercase())],
+                branch,
+            ));
+        }
+        if arms.len() < 2 || !any_body {
+            return None;
+        }
+        let subject = Node::Call(Box::new(Call {
+            recv: Some(Node::Call(Box::new(Call {
+                recv: None,
+                name: "request".to_string(),
+                args: Vec::new(),
+                block: None,
+                safe_nav: false,
+                line: call.line,
+            }))),
+            name: "format".to_string(),
+            args: Vec::new(),
+            block: None,
+            safe_nav: false,
+            line: call.line,
+        }));
+        let lines = stmt.span().unwrap_or((call.line, call.line));
+        Some(self.enum_arms_without_other(&subject, arms, lines, rest, at, tail))
+    }
+
+    /// `x&.y` as a statement: `if x then x.y end`.
+    pub fn safe_nav_statement(stmt: &Node) -> Option<Node> {
+        let Node::Call(c) = stmt else { return None };
+        if !c.safe_nav || c.block.is_some() {
+            return None;
+        }
+        let recv = c.recv.clone()?;
+        let plain = Node::Call(Box::new(Call {
+            safe_nav: false,
+            ..(**c).clone()
+        }));
+        Some(Node::If(Box::new(If {
+            cond: recv,
+            then: plain,
+            els: None,
+            unless: false,
+            modifier: true,
+            ternary: false,
+            elsif: false,
+            lines: (c.line, c.line),
+            cond_line: c.line,
+        })))
+    }
+}
+
+/// Whether a block body decides something the method's outcome depends on: a conditional,
+/// a `case`, a `rescue`, a loop, a `&.` statement, or such a block inside it.
+fn decides(body: &Node) -> bool {
+    statements(body).iter().any(|s| match s {
+        Node::If(_) | Node::Case(_) | Node::Loop { .. } => true,
+        Node::Begin(b) => !b.rescues.is_empty() || decides(&b.body),
+        Node::Call(c) => c.safe_nav || c.block.as_ref().is_some_and(|b| decides(&b.body)),
+        Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
+            matches!(value.as_ref(), Node::If(_) | Node::Case(_))
+                || matches!(value.as_ref(), Node::Call(c) if c.block.as_ref().is_some_and(|b| decides(&b.body)))
+        }
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_condition_inside_a_transaction_is_the_methods() {
+        let m = analyze_one(
+            "class User\n  def ban!(banner)\n    User.transaction do\n      BanMailer.notify(self, banner).deliver_now unless deleted_at?\n      delete!\n    end\n    true\n  end\nend\n",
+            "ban!",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 deleted_at [boolean] true:deleted at -> returns true | false:NOT deleted at -> sends notify email"]
+        );
+        assert_eq!(m.characteristics[0].source_line, "4");
+    }
+
+    #[test]
+    fn a_condition_per_element_is_read_as_one_element() {
+        let m = analyze_one(
+            "class NotifyJob\n  def deliver(users)\n    users.find_each do |u|\n      if u.email_mentions?\n        MentionMailer.mention(u).deliver_now\n      end\n    end\n  end\nend\n",
+            "deliver",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 u_email_mentions [boolean] true:u email mentions -> sends mention email | false:NOT u email mentions -> returns users.find_each"]
+        );
+        assert!(
+            m.notes.iter().any(|n| n.starts_with("J17")),
+            "{:?}",
+            m.notes
+        );
+    }
+
+    #[test]
+    fn respond_to_formats_that_differ_are_an_enum() {
+        let m = analyze_one(
+            "class StoriesController < ApplicationController\n  def index\n    respond_to do |format|\n      format.html { render action: \"index\" }\n      format.rss do\n        if @user\n          render action: \"stories\", layout: false\n        else\n          head :unauthorized\n        end\n      end\n      format.json\n    end\n  end\nend\n",
+            "index",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 request_format [enum] html:HTML -> renders index template | rss:RSS | json:JSON -> renders index template",
+                "2 user [presence] present:user -> renders stories template | nil:user => returns 401 status",
+            ]
+        );
+    }
+
+    #[test]
+    fn safe_navigation_statements_are_presence() {
+        let m = analyze_one(
+            "class Story\n  def update_cached_columns\n    merged_into_story&.update_cached_columns\n    update_column :hotness, 1\n  end\n\n  def category_name\n    category&.category\n  end\nend\n",
+            "category_name",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 category [presence] present:category present -> returns category.category | nil:category missing => returns nil"]
+        );
+    }
+}
