@@ -327,14 +327,38 @@ fn looks_like_code(text: &str) -> bool {
             '.' => word(before) && after.is_some_and(|a| a.is_alphabetic() || *a == '_'),
             // `present?`, `save!` glued to a word.
             '?' | '!' => word(before),
-            // `snake_case` identifiers.
+            // `snake_case` identifiers (a SCREAMING_CASE constant is a name, kept).
             '_' => {
                 before.is_some_and(|b| b.is_alphanumeric())
                     && after.is_some_and(|a| a.is_alphanumeric())
+                    && !screaming_token(&chars, i)
             }
             _ => false,
         }
     })
+}
+
+/// Whether the token around `chars[i]` is a SCREAMING_CASE constant name.
+fn screaming_token(chars: &[char], i: usize) -> bool {
+    let in_token = |c: &char| c.is_alphanumeric() || *c == '_' || *c == ':';
+    // `:ldaps_verify_peer` is a Symbol as RSpec authors write it in examples.
+    let start = chars[..i]
+        .iter()
+        .rposition(|c| !in_token(c))
+        .map_or(0, |p| p + 1);
+    let end = chars[i..]
+        .iter()
+        .position(|c| !in_token(c))
+        .map_or(chars.len(), |p| i + p);
+    let token: String = chars[start..end].iter().collect();
+    if token.starts_with(':') && !token.starts_with("::") {
+        return true;
+    }
+    let last = token.rsplit("::").next().unwrap_or(&token);
+    !last.is_empty()
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// A context whose words and `let` disagree.
@@ -916,6 +940,7 @@ mod tests {
                 .replace(['(', ')'], "")
                 .as_str(),
             "raises ActiveRecord::RecordNotFound",
+            "amount above Billing::MAX_AMOUNT",
             "returns 1.5",
             "NOT admin user",
             "sends document added email",

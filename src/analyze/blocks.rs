@@ -247,7 +247,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 u_email_mentions [boolean] true:u email mentions -> sends mention email | false:NOT u email mentions -> returns users.find_each"]
+            vec!["1 u_email_mentions [boolean] true:u email mentions -> sends mention email | false:NOT u email mentions -> goes through each of the users"]
         );
         assert!(
             m.notes.iter().any(|n| n.starts_with("J17")),
@@ -279,7 +279,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 category [presence] present:category present -> returns category.category | nil:category missing => returns nil"]
+            vec!["1 category [presence] present:category present -> returns category category | nil:category missing => returns nil"]
         );
     }
 }

@@ -136,7 +136,7 @@ mod tests {
             flat(&m),
             vec![
                 "1 user_admin [boolean] true:admin user -> returns the total cents | false:NOT admin user",
-                "2 total_cents [range] at_least:at least 10000 -> returns (total_cents * 0.1).round | below:below 10000 -> returns 0",
+                "2 total_cents [range] at_least:at least 10000 -> returns total cents times 0.1 | below:below 10000 -> returns 0",
             ]
         );
     }

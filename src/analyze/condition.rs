@@ -14,8 +14,9 @@
 use crate::index::body::{Call, Node};
 use crate::yaml::Value;
 
-use super::grammar::{identifier, predicate_name, predicate_phrase, words};
+use super::grammar::{self, identifier, predicate_name, words};
 use super::model::CharType;
+use super::phrase;
 use super::rules::Rule;
 use super::types::{Lookup, TypeEnv, VarType};
 
@@ -62,41 +63,53 @@ pub fn subject_words(node: &Node) -> String {
         Node::Const { path, .. } => words(path),
         Node::SelfRef => "self".to_string(),
         Node::Call(c) => match (&c.recv, c.name.as_str()) {
-            (None, name) => words(name),
-            (Some(recv), "[]") => {
-                let key = c.args.first().map(|a| match a {
-                    Node::Sym(s) | Node::Str(s) => words(s),
-                    other => words(&other.render()),
-                });
-                format!("{} {}", subject_words(recv), key.unwrap_or_default())
-                    .trim()
-                    .to_string()
-            }
+            (None, name) if c.args.is_empty() && name != "params" => words(name),
             (Some(Node::Call(inner)), "call" | "allowed?" | "valid?") if inner.name == "new" => {
                 subject_words(&Node::Call(inner.clone()))
             }
             (Some(Node::Const { path, .. }), "new") => words(path),
-            (Some(recv), name) => format!("{} {}", subject_words(recv), words(name))
-                .trim()
-                .to_string(),
+            _ => without_article(&phrase::noun(node)),
         },
         Node::Array(items) => items
             .iter()
             .map(subject_words)
             .collect::<Vec<_>>()
             .join(" and "),
-        other => words(&other.render()),
+        other => without_article(&phrase::noun(other)),
     }
+}
+
+/// `the matching users` → `matching users` (a subject inside a longer phrase).
+fn without_article(text: &str) -> String {
+    for article in ["the ", "a ", "an "] {
+        if let Some(rest) = text.strip_prefix(article) {
+            return rest.to_string();
+        }
+    }
+    text.to_string()
 }
 
 fn literal(node: &Node) -> Option<(Value, String)> {
     match node {
-        Node::Str(s) => Some((Value::String(s.clone()), s.clone())),
+        Node::Str(s) => Some((Value::String(s.clone()), string_words(s))),
         Node::Sym(s) => Some((crate::yaml::symbol(s), words(s))),
         Node::Int(i) => Some((Value::from(*i), i.to_string())),
         Node::True => Some((Value::Bool(true), "true".to_string())),
         Node::False => Some((Value::Bool(false), "false".to_string())),
         _ => None,
+    }
+}
+
+/// A string literal as a value's words: an identifier-like one in words (`"due_date"` →
+/// `due date`), anything else quoted (`"!*"`).
+fn string_words(s: &str) -> String {
+    let identifier_like = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ' || c == '-');
+    if identifier_like {
+        s.replace(['_', '-'], " ")
+    } else {
+        format!("\"{s}\"")
     }
 }
 
@@ -179,9 +192,50 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
     let name = call.name.as_str();
     let recv = call.recv.as_ref();
     match name {
-        "present?" | "exists?" if call.args.is_empty() => return recv.map(presence),
-        "nil?" | "blank?" | "empty?" if call.args.is_empty() => {
+        "present?" | "exists?" | "any?" | "presence" if call.args.is_empty() => {
+            return recv.map(presence)
+        }
+        "nil?" | "blank?" | "empty?" | "none?" if call.args.is_empty() => {
             return recv.map(|r| flip(presence(r)))
+        }
+        // `params[:bbox]`, `options[:title]`: a value read from a hash is there or not.
+        "[]" if call.args.len() == 1 && !matches!(recv, Some(Node::Lvar(_))) => {
+            return Some(presence(&Node::Call(Box::new(call.clone()))))
+        }
+        // `user.try(:moderator?)`: the predicate on a receiver that may be nil.
+        "try" if matches!(call.args.first(), Some(Node::Sym(s)) if s.ends_with('?')) => {
+            if let Some(Node::Sym(s)) = call.args.first() {
+                let plain = Call {
+                    recv: call.recv.clone(),
+                    name: s.clone(),
+                    args: call.args.get(1..).unwrap_or_default().to_vec(),
+                    block: None,
+                    safe_nav: false,
+                    line: call.line,
+                };
+                return call_spec(&plain, env, lookup);
+            }
+        }
+        "=~" | "match?" | "match" | "!~" => {
+            let subject = recv.map_or_else(String::new, subject_words);
+            let truthy = phrase::predicate(&Node::Call(Box::new(call.clone())));
+            let (truthy, falsy) = if name == "!~" {
+                (
+                    truthy.clone(),
+                    truthy.replacen(" NOT matching ", " matching ", 1),
+                )
+            } else {
+                (truthy.clone(), format!("NOT {truthy}"))
+            };
+            return Some(Spec {
+                name: identifier(&format!("{subject}_matches")),
+                description: format!("whether {truthy}"),
+                kind: CharType::Boolean,
+                truthy: value(Value::Bool(true), truthy),
+                falsy: value(Value::Bool(false), falsy),
+                threshold: None,
+                note: None,
+            });
         }
         ">=" | ">" | "<=" | "<" => return range(call),
         "==" | "===" | "eql?" => return equality(call),
@@ -243,22 +297,23 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         }
     }
     if name.ends_with('?') {
-        let phrase = predicate_phrase(name);
         let subject = recv
             .filter(|r| !matches!(r, Node::SelfRef))
             .map(subject_words);
-        let truthy = match &subject {
-            Some(s) if !phrase.contains(' ') => format!("{phrase} {s}"),
-            Some(s) => format!("{s} {phrase}"),
-            None => phrase.clone(),
-        };
+        let truthy = phrase::predicate(&Node::Call(Box::new(call.clone())));
         let char_name = match &subject {
             Some(s) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),
             None => predicate_name(name),
         };
+        // A plain predicate reads as a clause (`whether current user is admin`); the
+        // ones phrase.rs words specially (`link including "@"`) as they are.
+        let plain = grammar::predicate_phrase(name);
         let description = match &subject {
-            Some(s) => format!("whether {s} is {phrase}"),
-            None => format!("whether {phrase}"),
+            Some(s) if truthy == format!("{plain} {s}") || truthy == format!("{s} {plain}") => {
+                format!("whether {s} is {plain}")
+            }
+            None if truthy == plain => format!("whether {plain}"),
+            _ => format!("whether {truthy}"),
         };
         return Some(Spec {
             name: char_name,

@@ -337,9 +337,10 @@ impl<'a> Walker<'a> {
     fn boolean_result(&self, stmt: &Node) -> bool {
         let predicate_method = self.cx.method.name.ends_with('?');
         match stmt {
-            Node::And(a, b) | Node::Or(a, b) => {
-                predicate_method || (boolean_ish(a) && boolean_ish(b))
-            }
+            // `a || b` is a boolean when its first operand is one: `user == owner ||
+            // user.try(:moderator?)`; `name.presence || email` is a value with a fallback.
+            Node::Or(a, _) => predicate_method || boolean_ish(a),
+            Node::And(a, b) => predicate_method || (boolean_ish(a) && boolean_ish(b)),
             Node::Not(inner) => predicate_method || self.boolean_result(inner),
             Node::Call(c) => {
                 matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=")
@@ -861,6 +862,8 @@ fn boolean_ish(node: &Node) -> bool {
         Node::Call(c) => {
             c.name.ends_with('?')
                 || matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=")
+                || (c.name == "try"
+                    && matches!(c.args.first(), Some(Node::Sym(s)) if s.ends_with('?')))
         }
         _ => false,
     }

@@ -67,7 +67,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 file [presence] present:file present -> returns parse(file) | nil:file missing => raises ArgumentError"]
+            vec!["1 file [presence] present:file present -> parses file | nil:file missing => raises ArgumentError"]
         );
     }
 }

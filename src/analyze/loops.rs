@@ -80,7 +80,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 i_stale [boolean] true:stale i -> touches the i | false:NOT stale i -> returns items.size"]
+            vec!["1 i_stale [boolean] true:stale i -> touches the i | false:NOT stale i -> returns the number of items"]
         );
     }
 }

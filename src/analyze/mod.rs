@@ -23,6 +23,7 @@ mod inline;
 mod loops;
 pub mod model;
 pub mod outcome;
+pub mod phrase;
 mod rescue;
 pub mod rules;
 pub mod setup;
@@ -583,7 +584,7 @@ pub(crate) mod tests {
         assert!(m.characteristics.is_empty());
         assert_eq!(
             m.outcome.map(|o| o.description),
-            Some("returns amount_cents + calculate_fee".to_string())
+            Some("returns amount cents plus calculate fee".to_string())
         );
     }
 

@@ -79,7 +79,10 @@ pub fn exit_of(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
                     "throws {}",
                     call.args
                         .first()
-                        .map_or("a symbol".to_string(), render_short)
+                        .map_or("a symbol".to_string(), |a| match a {
+                            Node::Sym(s) => format!(":{s}"),
+                            other => super::phrase::noun(other),
+                        })
                 ),
                 true,
             )),
@@ -146,6 +149,37 @@ fn response(call: &Call) -> Outcome {
         }
         _ => {
             let status = keyword(call, "status").and_then(status_code);
+            let with_status = |what: &str| match status {
+                Some(code) if code != 200 => {
+                    Outcome::new(format!("returns {what} with {code} status"), code >= 400)
+                }
+                _ => Outcome::new(format!("returns {what}"), false),
+            };
+            if ["plain", "html", "body", "text", "inline"]
+                .iter()
+                .any(|k| keyword(call, k).is_some())
+            {
+                return with_status("a text response");
+            }
+            if keyword(call, "xml").is_some() {
+                return with_status("XML response");
+            }
+            if keyword(call, "js").is_some() {
+                return with_status("JavaScript response");
+            }
+            if keyword(call, "nothing").is_some() {
+                return with_status("an empty response");
+            }
+            if let Some(Node::Sym(p) | Node::Str(p)) = keyword(call, "partial") {
+                let name = words(p.rsplit('/').next().unwrap_or(p));
+                return match status {
+                    Some(code) if code != 200 => Outcome::new(
+                        format!("renders {name} partial with {code} status"),
+                        code >= 400,
+                    ),
+                    _ => Outcome::new(format!("renders {name} partial"), false),
+                };
+            }
             if keyword(call, "json").is_some() {
                 let failure = status.is_some_and(|s| s >= 400);
                 return match status {
@@ -229,18 +263,31 @@ fn path_words(node: &Node) -> String {
     match node {
         Node::Ivar(n) | Node::Lvar(n) => words(n),
         Node::Call(c) if c.recv.is_none() => words(&c.name),
-        Node::Str(s) => s.clone(),
+        // `Routes.title_path(@story)`, `main_app.root_url`: the route's name.
+        Node::Call(c) if c.name.ends_with("_path") || c.name.ends_with("_url") => words(&c.name),
+        Node::Str(s) if !s.contains("#{") && s.len() <= 40 => s.clone(),
         Node::Sym(s) => words(s),
         Node::Array(items) => items
             .last()
             .map(path_words)
             .unwrap_or_else(|| "the resource".to_string()),
-        other => render_short(other),
+        // `redirect_to action: :show`, `{controller: "x", action: :y}`.
+        Node::Hash(pairs) => {
+            let get = |key: &str| {
+                pairs.iter().find_map(|(k, v)| match (k, v) {
+                    (Node::Sym(k), Node::Sym(v) | Node::Str(v)) if k == key => Some(words(v)),
+                    _ => None,
+                })
+            };
+            match (get("controller"), get("action")) {
+                (Some(c), Some(a)) => format!("{c} {a}"),
+                (None, Some(a)) => format!("the {a} action"),
+                (Some(c), None) => c,
+                (None, None) => "the given page".to_string(),
+            }
+        }
+        other => super::phrase::noun(other),
     }
-}
-
-fn render_short(node: &Node) -> String {
-    node.render()
 }
 
 /// What returning `value` means.
@@ -252,7 +299,7 @@ pub fn returned(value: &Node, cx: &TextContext<'_>) -> Outcome {
         Node::Int(i) => Outcome::new(format!("returns {i}"), false),
         Node::Float(f) => Outcome::new(format!("returns {f}"), false),
         Node::Sym(s) => Outcome::new(format!("returns :{s}"), is_failure_word(s)),
-        Node::Str(s) => Outcome::new(format!("returns \"{s}\""), false),
+        Node::Str(_) => Outcome::new(format!("returns {}", super::phrase::noun(value)), false),
         Node::Hash(pairs) => result_hash(pairs),
         Node::Array(items) if items.is_empty() => Outcome::new("returns an empty list", false),
         _ => final_expression(value, cx),
@@ -329,10 +376,31 @@ pub fn final_expression(node: &Node, cx: &TextContext<'_>) -> Outcome {
         Node::SelfRef => Outcome::new(format!("returns the {}", words(cx.class_name)), false),
         Node::Const { path, .. } => Outcome::new(format!("returns {path}"), false),
         Node::Begin(b) => final_expression(&b.body, cx),
-        Node::Not(_) | Node::And(..) | Node::Or(..) => {
-            Outcome::guess(format!("returns whether {}", node.render()), false)
-        }
-        _ => Outcome::guess(format!("returns {}", node.render()), false),
+        Node::Not(_) | Node::And(..) | Node::Or(..) => Outcome::guess(
+            format!("returns whether {}", super::phrase::predicate(node)),
+            false,
+        ),
+        Node::Jump { keyword, .. } => Outcome::new(
+            if *keyword == "next" {
+                "skips to the next one"
+            } else {
+                "stops going through them"
+            },
+            false,
+        ),
+        Node::Yield { .. } => Outcome::new("returns the block's result", false),
+        Node::Super { .. } => Outcome::new("returns the inherited result", false),
+        _ => value_outcome(node),
+    }
+}
+
+/// What an expression without a known pattern does: its action when it is a command
+/// (`flash[:notice] = ...` → `sets the notice flash message`), else what it returns, in
+/// words (a guess: J02).
+fn value_outcome(node: &Node) -> Outcome {
+    match super::phrase::action(node) {
+        Some(action) => Outcome::guess(action, false),
+        None => Outcome::guess(format!("returns {}", super::phrase::noun(node)), false),
     }
 }
 
@@ -415,30 +483,35 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
         "destroy!" | "destroy" | "delete" => Outcome::new(format!("destroys the {subject}"), false),
         "touch" => Outcome::new(format!("touches the {subject}"), false),
         "reload" => Outcome::new(format!("reloads the {subject}"), false),
-        ">=" | ">" | "<=" | "<" | "==" | "!=" => Outcome::guess(
+        ">=" | ">" | "<=" | "<" | "==" | "!=" | "=~" | "!~" => Outcome::guess(
             format!(
                 "returns whether {}",
-                Node::Call(Box::new(call.clone())).render()
+                super::phrase::predicate(&Node::Call(Box::new(call.clone())))
             ),
             false,
         ),
+        "respond_to" if call.recv.is_none() => {
+            Outcome::new(format!("renders {} template", words(cx.method_name)), false)
+        }
         _ if name.ends_with('!') && call.recv.is_some() => {
             Outcome::guess(bang_text(name, &subject), false)
         }
         _ if name.ends_with('?') => Outcome::guess(
             format!(
-                "returns whether the {subject} is {}",
-                grammar::predicate_phrase(name)
+                "returns whether {}",
+                super::phrase::predicate(&Node::Call(Box::new(call.clone())))
             ),
             false,
         ),
+        // `perform!`, `validate_x!`: a command on the record itself.
+        _ if name.ends_with('!') => Outcome::guess(bang_text(name, &subject), false),
         _ if call.recv.is_none() && call.args.is_empty() && call.block.is_none() => {
-            Outcome::new(format!("returns the {}", words(name)), false)
+            match super::phrase::verb_phrase(name) {
+                Some(verb) => Outcome::guess(verb, false),
+                None => Outcome::new(format!("returns the {}", words(name)), false),
+            }
         }
-        _ => Outcome::guess(
-            format!("returns {}", Node::Call(Box::new(call.clone())).render()),
-            false,
-        ),
+        _ => value_outcome(&Node::Call(Box::new(call.clone()))),
     }
 }
 

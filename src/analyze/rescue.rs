@@ -26,13 +26,18 @@ impl Walker<'_> {
         protected.extend_from_slice(rest);
         let end = self.seq(&protected, at, tail);
         for clause in &block.rescues {
-            let classes = if clause.classes.is_empty() {
+            // `rescue *NETWORK_ERRORS` names a list of classes.
+            let names: Vec<&str> = clause
+                .classes
+                .iter()
+                .map(|c| c.trim_start_matches('*'))
+                .collect();
+            let classes = if names.is_empty() {
                 "StandardError".to_string()
             } else {
-                clause.classes.join(" or ")
+                names.join(" or ")
             };
-            let last = clause
-                .classes
+            let last = names
                 .first()
                 .map(|c| c.rsplit("::").next().unwrap_or(c).to_string());
             let name = grammar::identifier(&last.unwrap_or_else(|| "StandardError".to_string()));

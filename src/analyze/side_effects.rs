@@ -106,6 +106,8 @@ fn receiver_name(recv: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> Opti
 
 fn first_name(c: &Call) -> Option<String> {
     c.args.first().and_then(|a| match a {
+        // `"order.paid"`: a dotted name is a name, kept whole and quoted.
+        Node::Sym(s) | Node::Str(s) if s.contains('.') => Some(format!("\"{s}\"")),
         Node::Sym(s) | Node::Str(s) => Some(words(s)),
         Node::Other { text, .. } => {
             // "invoices/#{id}" → invoices
@@ -284,7 +286,7 @@ mod tests {
                     "sends payment completed notification".to_string()
                 ),
                 ("cache", "clears cached invoices".to_string()),
-                ("event", "publishes order.paid event".to_string()),
+                ("event", "publishes \"order.paid\" event".to_string()),
                 ("event", "enqueues sync job".to_string()),
                 ("external_api", "calls the charges API".to_string()),
             ]

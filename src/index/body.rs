@@ -858,10 +858,15 @@ impl Converter<'_> {
                 None
             }
         });
+        let mut args = self.args(c.arguments());
+        // `map(&:email)`: the block argument, as written, after the arguments.
+        if let Some(arg) = c.block().and_then(|b| b.as_block_argument_node()) {
+            args.push(self.other(&arg.as_node()));
+        }
         Node::Call(Box::new(Call {
             recv,
             name,
-            args: self.args(c.arguments()),
+            args,
             block,
             safe_nav: c.is_safe_navigation(),
             line,
