@@ -404,11 +404,21 @@ fn context_lets(skeleton: &str) -> Vec<(String, String)> {
 fn negative_words(context: &str) -> bool {
     let words: Vec<&str> = context.split_whitespace().collect();
     let body: &[&str] = words.get(1..).unwrap_or_default();
-    let compound = body.iter().any(|w| matches!(*w, "or" | "and" | "nor"));
-    if words.first() == Some(&"without") {
+    if words.first() == Some(&"without") || body.last() == Some(&"fails") {
         return true;
     }
-    if compound {
+    // A compound value (`a or NOT b`, `a and NOT b`) is negative only as a whole
+    // (`neither a nor b`, `NOT both a and b`); `NOT x in "a" and "b"` is one negated
+    // condition over a list.
+    let joins = body.iter().enumerate().any(|(i, w)| {
+        let literal = |j: Option<usize>| {
+            j.and_then(|j| body.get(j))
+                .is_some_and(|n| n.starts_with('"') || n.parse::<f64>().is_ok())
+        };
+        matches!(*w, "or" | "nor")
+            || (*w == "and" && !literal(Some(i + 1)) && !literal(i.checked_sub(1)))
+    });
+    if joins {
         return body.first() == Some(&"neither")
             || (body.first() == Some(&"NOT") && body.get(1) == Some(&"both"));
     }
@@ -417,6 +427,10 @@ fn negative_words(context: &str) -> bool {
 }
 
 fn inverted(context: &str, value: &str) -> bool {
+    // `and` opens an enum's or a range's contexts: their `nil` is a value, not an absence.
+    if context.starts_with("and ") {
+        return false;
+    }
     let negative_value = matches!(value, "nil" | "false");
     let positive_value = matches!(value, "true") || value.starts_with('"');
     (negative_words(context) && positive_value) || (!negative_words(context) && negative_value)

@@ -227,6 +227,60 @@ fn worked_example_of_the_contract_in_every_mode() {
     assert_parses(&format!("RSpec.describe Checkout do\n{blocks}end\n"));
 }
 
+/// Redmine's `Version#deletable?`: `fixed_issues.empty? && !referenced_by_a_custom_field?
+/// && attachments.empty?`. Each presence's present value is terminal, so ordering puts
+/// `nil` first; the pipeline's generator then wrote `context 'with attachments'` over
+/// `let(:attachments) { nil }`. The word follows the value here.
+const DELETABLE: &str = r#"source_file: app/models/version.rb
+spec_path: spec/models/version_spec.rb
+class_name: Version
+behaviors:
+  - {id: returns_false, description: "returns false", type: terminal}
+  - {id: returns_true, description: "returns true", type: success}
+methods:
+  - name: deletable?
+    type: instance
+    method_mode: modified
+    characteristics:
+      - {name: fixed_issues, type: presence, level: 1, values: [
+          {value: present, description: "fixed issues present", terminal: true, behavior_id: returns_false},
+          {value: nil, description: "fixed issues missing", terminal: false}]}
+      - {name: referenced_by_a_custom_field, type: boolean, level: 2, depends_on: fixed_issues, when_parent: [nil], values: [
+          {value: true, description: "referenced by a custom field", terminal: true, behavior_id: returns_false},
+          {value: false, description: "NOT referenced by a custom field", terminal: false}]}
+      - {name: attachments, type: presence, level: 3, depends_on: referenced_by_a_custom_field, when_parent: [false], values: [
+          {value: present, description: "attachments", terminal: true, behavior_id: returns_false},
+          {value: nil, description: "attachments", terminal: false, behavior_id: returns_true}]}
+"#;
+
+#[test]
+fn regression_the_context_word_follows_the_value_not_its_position() {
+    let p = project(DELETABLE);
+    let outline = stdout_of(&p, &["--mode", "outline"]);
+    assert_eq!(
+        outline,
+        "RSpec.describe Version do\n  describe '#deletable?' do\n    context 'when fixed issues missing' do\n      context 'but NOT referenced by a custom field' do\n        context 'without attachments' do\n          it 'returns true'\n        end\n\n        context 'with attachments' do\n          it 'returns false'\n        end\n      end\n\n      context 'with referenced by a custom field' do\n        it 'returns false'\n      end\n    end\n\n    context 'when fixed issues present' do\n      it 'returns false'\n    end\n  end\nend\n"
+    );
+    let full = stdout_of(&p, &["--mode", "full"]);
+    // Every context's let agrees with its words.
+    for (context, value) in [("without attachments", "nil"), ("with attachments", "true")] {
+        let after = full
+            .split_once(&format!("context '{context}' do"))
+            .map(|(_, rest)| rest)
+            .unwrap_or_default();
+        let let_line = after
+            .lines()
+            .find(|l| l.trim().starts_with("let("))
+            .unwrap_or_default();
+        assert_eq!(
+            let_line.trim(),
+            format!("let(:attachments) {{ {value} }}"),
+            "{context}"
+        );
+    }
+    assert_parses(&full);
+}
+
 #[test]
 fn context_words_value_ordering_disabled_behaviors_and_side_effects() {
     let p = project(WORDS);

@@ -226,7 +226,7 @@ impl Builder<'_> {
                 segments.push((level, c.name_s(), v.value.clone()));
                 let context_path = markers::path(&segments);
                 let mut context = Context {
-                    word: context_word(c, &v.description, index, level).to_string(),
+                    word: context_word(c, &v.value, &v.description, index, level).to_string(),
                     text: context_text(c, v),
                     let_line: let_line(c, v),
                     source_line: ruby::truthy(&c.source_line).then(|| ruby::to_s(&c.source_line)),
