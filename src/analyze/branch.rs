@@ -96,9 +96,20 @@ impl Walker<'_> {
                 for (slot, own) in many {
                     // A branch that does nothing ends like the rest of the method; one that
                     // does something is described by what it does.
-                    if matches!(own, End::Done(o) if o.description == super::flow::NOTHING_MORE) {
-                        self.finish(*slot, &end, tail);
-                    } else {
+                    if let End::Done(o) = own {
+                        if o.description == super::flow::NOTHING_MORE {
+                            let end = match (&end, &o.sets) {
+                                (End::Done(rest), Some(sets)) => End::Done(rest.with_sets(sets)),
+                                (End::Exited(rest), Some(sets)) => {
+                                    End::Exited(rest.with_sets(sets))
+                                }
+                                _ => end.clone(),
+                            };
+                            self.finish(*slot, &end, tail);
+                            continue;
+                        }
+                    }
+                    {
                         self.finish(*slot, own, false);
                     }
                 }

@@ -253,6 +253,11 @@ impl<'a> Walker<'a> {
                 all.extend_from_slice(rest);
                 return self.seq(&all, at, tail);
             }
+            if let Some(lifted) = self.lift_embedded(stmt) {
+                let mut all = vec![lifted];
+                all.extend_from_slice(rest);
+                return self.seq(&all, at, tail);
+            }
             // A controller's last `render`/`redirect_to`/`head` is its outcome, not an exit.
             let final_response =
                 rest.is_empty() && is_response(stmt) && !matches!(stmt, Node::And(..));
@@ -328,6 +333,7 @@ impl<'a> Walker<'a> {
                 description: NOTHING_MORE.to_string(),
                 failure: false,
                 guessed: true,
+                sets: None,
             }
         }
     }
@@ -366,6 +372,30 @@ impl<'a> Walker<'a> {
                         description: NOTHING_MORE.to_string(),
                         failure: false,
                         guessed: false,
+                        sets: None,
+                    };
+                }
+            }
+            if let Node::Assign {
+                target:
+                    crate::index::body::Target::Lvar(name) | crate::index::body::Target::Ivar(name),
+                value,
+                ..
+            } = stmt
+            {
+                let read = super::outcome::final_expression(value, &self.cx.text);
+                if read.description.starts_with("returns ") && !read.failure {
+                    // `@title = options[:title]`: what the rest of the method does, with
+                    // this value.
+                    return Outcome {
+                        description: NOTHING_MORE.to_string(),
+                        failure: false,
+                        guessed: false,
+                        sets: Some(format!(
+                            "{} set to {}",
+                            grammar::words(name),
+                            super::phrase::noun(value)
+                        )),
                     };
                 }
             }
@@ -379,6 +409,7 @@ impl<'a> Walker<'a> {
                 ),
                 failure: false,
                 guessed: false,
+                sets: None,
             };
         }
         if outcome.guessed {
@@ -496,6 +527,20 @@ impl<'a> Walker<'a> {
                 &spec.truthy.description
             }
         );
+        if let Some(index) = self.asked_beside(&question, at) {
+            // The same question asked again beside the first (`h = {.. ids == :all ? ..}`
+            // twice in a row): one characteristic, whose values take both branches.
+            if let (Some(c), Some(span)) = (self.chars.get_mut(index), cond.span()) {
+                c.source_line = merge_lines(&c.source_line, span);
+            }
+            let positive_first = !(spec.truthy.value.as_str() == Some("nil")
+                || spec.truthy.value == Value::Bool(false));
+            let (t, f) = if positive_first { (0, 1) } else { (1, 0) };
+            return Slots {
+                truthy: vec![(index, t)],
+                falsy: vec![(index, f)],
+            };
+        }
         if let Some(known) = self.answered(&question, at) {
             // The same question was asked earlier on this path: its answer is known, and
             // only the branch that agrees with it is reachable here.
@@ -679,6 +724,17 @@ impl<'a> Walker<'a> {
         self.chars.len() - 1
     }
 
+    /// A characteristic asking `question` attached exactly at `at` (a sibling placed
+    /// earlier), if any.
+    fn asked_beside(&self, question: &str, at: At) -> Option<usize> {
+        self.chars.iter().position(|c| {
+            !c.question.is_empty()
+                && c.question == question
+                && c.level == at.level
+                && c.parent.zip(c.parent_value) == at.parent
+        })
+    }
+
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so
     /// whether the path went through its positive value (present / true, value 0).
     fn answered(&self, question: &str, at: At) -> Option<bool> {
@@ -826,6 +882,21 @@ impl<'a> Walker<'a> {
             .iter()
             .flat_map(|c| &c.values)
             .find_map(|v| v.behavior.clone())
+    }
+}
+
+/// `"272"` and lines 275-275 → `"272-275"`.
+fn merge_lines(source_line: &str, (lo, hi): (u32, u32)) -> String {
+    let mut bounds = source_line
+        .split('-')
+        .filter_map(|n| n.trim().parse::<u32>().ok());
+    let first = bounds.next().unwrap_or(lo);
+    let last = bounds.next().unwrap_or(first);
+    let (a, b) = (first.min(lo), last.max(hi));
+    if a == b {
+        a.to_string()
+    } else {
+        format!("{a}-{b}")
     }
 }
 

@@ -16,6 +16,7 @@ mod branch;
 mod case;
 pub mod condition;
 pub mod controller;
+mod embedded;
 pub mod flow;
 pub mod grammar;
 mod guard;
@@ -316,6 +317,7 @@ fn analyze_method(
                 description: "continues".to_string(),
                 failure: false,
                 guessed: true,
+                sets: None,
             },
         };
         walker.apply(rules::Rule::LeafTakesFinalOutcome, None);

@@ -22,6 +22,9 @@ pub struct Outcome {
     pub failure: bool,
     /// The text was a guess from code, not a pattern.
     pub guessed: bool,
+    /// For a branch that only assigns a value the rest of the method uses: what it sets
+    /// (`title set to title option`), added to the outcome the rest ends with.
+    pub sets: Option<String>,
 }
 
 impl Outcome {
@@ -30,6 +33,7 @@ impl Outcome {
             description: grammar::behavior(&description.into()),
             failure,
             guessed: false,
+            sets: None,
         }
     }
 
@@ -37,6 +41,16 @@ impl Outcome {
         Outcome {
             guessed: true,
             ..Outcome::new(description, failure)
+        }
+    }
+
+    /// This outcome, reached after a branch that set a value (`renders feed template with
+    /// title set to title option`).
+    pub fn with_sets(&self, sets: &str) -> Outcome {
+        Outcome {
+            description: grammar::behavior(&format!("{} with {sets}", self.description)),
+            sets: None,
+            ..self.clone()
         }
     }
 

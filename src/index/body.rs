@@ -262,6 +262,119 @@ pub fn walk<'n, V: Visitor<'n> + ?Sized>(visitor: &mut V, node: &'n Node) {
 }
 
 impl Node {
+    /// A copy of this node whose direct children are replaced by `f(child)`, in the
+    /// order [`Node::for_each_child`] visits them.
+    pub fn map_children(&self, f: &mut dyn FnMut(&Node) -> Node) -> Node {
+        let opt = |n: &Option<Node>, f: &mut dyn FnMut(&Node) -> Node| n.as_ref().map(&mut *f);
+        let boxed = |n: &Node, f: &mut dyn FnMut(&Node) -> Node| Box::new(f(n));
+        match self {
+            Node::Seq(items) => Node::Seq(items.iter().map(&mut *f).collect()),
+            Node::Array(items) => Node::Array(items.iter().map(&mut *f).collect()),
+            Node::If(i) => {
+                let cond = f(&i.cond);
+                let then = f(&i.then);
+                let els = opt(&i.els, f);
+                Node::If(Box::new(If {
+                    cond,
+                    then,
+                    els,
+                    ..(**i).clone()
+                }))
+            }
+            Node::Case(c) => {
+                let subject = opt(&c.subject, f);
+                let whens = c
+                    .whens
+                    .iter()
+                    .map(|w| When {
+                        conds: w.conds.iter().map(&mut *f).collect(),
+                        body: f(&w.body),
+                        line: w.line,
+                    })
+                    .collect();
+                let els = opt(&c.els, f);
+                Node::Case(Box::new(Case {
+                    subject,
+                    whens,
+                    els,
+                    ..(**c).clone()
+                }))
+            }
+            Node::Call(c) => {
+                let recv = opt(&c.recv, f);
+                let args = c.args.iter().map(&mut *f).collect();
+                let block = c.block.as_ref().map(|b| Block {
+                    params: b.params.clone(),
+                    body: f(&b.body),
+                });
+                Node::Call(Box::new(Call {
+                    recv,
+                    args,
+                    block,
+                    ..(**c).clone()
+                }))
+            }
+            Node::And(a, b) => {
+                let a = boxed(a, f);
+                Node::And(a, boxed(b, f))
+            }
+            Node::Or(a, b) => {
+                let a = boxed(a, f);
+                Node::Or(a, boxed(b, f))
+            }
+            Node::Not(a) => Node::Not(boxed(a, f)),
+            Node::Splat(a) => Node::Splat(boxed(a, f)),
+            Node::Return {
+                value: Some(v),
+                line,
+            } => Node::Return {
+                value: Some(boxed(v, f)),
+                line: *line,
+            },
+            Node::Begin(b) => {
+                let body = f(&b.body);
+                let rescues = b
+                    .rescues
+                    .iter()
+                    .map(|r| Rescue {
+                        body: f(&r.body),
+                        ..r.clone()
+                    })
+                    .collect();
+                let els = opt(&b.els, f);
+                let ensure = opt(&b.ensure, f);
+                Node::Begin(Box::new(Begin {
+                    body,
+                    rescues,
+                    els,
+                    ensure,
+                }))
+            }
+            Node::Loop { body, line } => Node::Loop {
+                body: boxed(body, f),
+                line: *line,
+            },
+            Node::Assign {
+                target,
+                op,
+                value,
+                line,
+            } => Node::Assign {
+                target: target.clone(),
+                op: op.clone(),
+                value: boxed(value, f),
+                line: *line,
+            },
+            Node::Hash(pairs) => Node::Hash(pairs.iter().map(|(k, v)| (f(k), f(v))).collect()),
+            Node::Range { lo, hi, exclusive } => Node::Range {
+                lo: lo.as_ref().map(|l| boxed(l, f)),
+                hi: hi.as_ref().map(|h| boxed(h, f)),
+                exclusive: *exclusive,
+            },
+            other => other.clone(),
+        }
+    }
+
     /// Calls `f` on each direct child, in source order: a condition before its branches,
     /// a receiver before the arguments and the block.
     pub fn for_each_child<'n>(&'n self, f: &mut dyn FnMut(&'n Node)) {

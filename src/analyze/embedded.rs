@@ -1,0 +1,237 @@
+//! Conditionals inside expressions: a ternary in an argument (`{key => (ids == :all ? '1'
+//! : '0')}`), an `if` used as a value (`l(if overdue then :late else :due end)`), `a&.b`
+//! inside an expression (`@page ||= project.wiki&.find_page(title)`), and a value with a
+//! fallback (`url = validate_back_url(back_url) || fallback_url`).
+//!
+//! The statement is split into one copy per branch (`if ids == :all then h = {key => '1'}
+//! else h = {key => '0'} end`), so the condition becomes a characteristic like any other
+//! and each value is described by what its copy does. A fallback that is an empty literal
+//! (`params || {}`, `items || []`) is defensive, not a case an expert sets up; a statement
+//! with more than [`MAX_SPLITS`] such conditionals is left as it is (its copies would
+//! multiply).
+//!
+//! Example: `@title = options[:title] || Setting.app_title` gives `title option`
+//! (presence): present → the title option is used, missing → the app title.
+
+use crate::index::body::{Call, If, Node};
+
+use super::flow::Walker;
+
+/// The most conditionals inside one statement that are split out.
+pub const MAX_SPLITS: usize = 3;
+
+impl Walker<'_> {
+    /// The statement as a conditional over its first embedded condition, or `None` when
+    /// it holds none (or too many).
+    pub fn lift_embedded(&self, stmt: &Node) -> Option<Node> {
+        if matches!(
+            stmt,
+            Node::If(_) | Node::Case(_) | Node::Begin(_) | Node::Loop { .. } | Node::Seq(_)
+        ) {
+            return None;
+        }
+        let mut found = Vec::new();
+        collect(stmt, true, &mut found);
+        if found.is_empty() || found.len() > MAX_SPLITS {
+            return None;
+        }
+        let first = found.first()?;
+        let (cond, then, els) = branches(first)?;
+        let line = first
+            .span()
+            .or_else(|| stmt.span())
+            .map_or(self.cx.method.line_range.0, |(l, _)| l);
+        let then_stmt = substitute(stmt, &then);
+        let else_stmt = substitute(stmt, &els);
+        Some(Node::If(Box::new(If {
+            cond,
+            then: then_stmt,
+            els: Some(else_stmt),
+            unless: false,
+            modifier: false,
+            ternary: true,
+            elsif: false,
+            lines: (line, line),
+            cond_line: line,
+        })))
+    }
+}
+
+/// An empty literal: a defensive fallback (`|| {}`, `|| []`, `|| ""`, `|| 0`, `|| nil`).
+fn empty_literal(node: &Node) -> bool {
+    match node {
+        Node::Array(items) => items.is_empty(),
+        Node::Hash(pairs) => pairs.is_empty(),
+        Node::Str(s) => s.is_empty(),
+        Node::Int(0) | Node::Nil | Node::False => true,
+        _ => false,
+    }
+}
+
+/// A value that is true or false rather than a value with a fallback.
+fn boolean_ish(node: &Node) -> bool {
+    match node {
+        Node::True | Node::False | Node::Not(_) | Node::And(..) => true,
+        Node::Or(a, b) => boolean_ish(a) && boolean_ish(b),
+        Node::Call(c) => {
+            c.name.ends_with('?')
+                || matches!(
+                    c.name.as_str(),
+                    ">=" | ">" | "<=" | "<" | "==" | "!=" | "=~"
+                )
+        }
+        _ => false,
+    }
+}
+
+/// Whether `node` (not the statement itself) is a conditional to split out.
+fn is_candidate(node: &Node) -> bool {
+    match node {
+        Node::If(_) => true,
+        Node::Call(c) => c.safe_nav && c.block.is_none() && c.recv.is_some(),
+        Node::Or(a, b) => !boolean_ish(a) && !empty_literal(b),
+        _ => false,
+    }
+}
+
+/// The embedded conditionals of `node` in source order, not looking inside one once found,
+/// nor inside blocks (`splice_block` walks those).
+fn collect(node: &Node, root: bool, out: &mut Vec<Node>) {
+    if !root && is_candidate(node) {
+        out.push(node.clone());
+        return;
+    }
+    if let Node::Call(c) = node {
+        if let Some(r) = &c.recv {
+            collect(r, false, out);
+        }
+        for a in &c.args {
+            collect(a, false, out);
+        }
+        return;
+    }
+    node.for_each_child(&mut |child| collect(child, false, out));
+}
+
+/// The first embedded conditional replaced by `replacement`, everything else as it was.
+fn substitute(stmt: &Node, replacement: &Node) -> Node {
+    let mut done = false;
+    replace_first(stmt, true, replacement, &mut done)
+}
+
+fn replace_first(node: &Node, root: bool, replacement: &Node, done: &mut bool) -> Node {
+    if *done {
+        return node.clone();
+    }
+    if !root && is_candidate(node) {
+        *done = true;
+        return replacement.clone();
+    }
+    if let Node::Call(c) = node {
+        let recv = c
+            .recv
+            .as_ref()
+            .map(|r| replace_first(r, false, replacement, done));
+        let args = c
+            .args
+            .iter()
+            .map(|a| replace_first(a, false, replacement, done))
+            .collect();
+        return Node::Call(Box::new(Call {
+            recv,
+            args,
+            ..(**c).clone()
+        }));
+    }
+    node.map_children(&mut |child| replace_first(child, false, replacement, done))
+}
+
+/// Condition, value when it holds, value when it does not.
+fn branches(node: &Node) -> Option<(Node, Node, Node)> {
+    match node {
+        Node::If(i) => {
+            let then = last_value(&i.then);
+            let els = i.els.as_ref().map_or(Node::Nil, last_value);
+            if i.unless {
+                Some((i.cond.clone(), els, then))
+            } else {
+                Some((i.cond.clone(), then, els))
+            }
+        }
+        Node::Call(c) => {
+            let recv = c.recv.clone()?;
+            let plain = Node::Call(Box::new(Call {
+                safe_nav: false,
+                ..(**c).clone()
+            }));
+            Some((recv, plain, Node::Nil))
+        }
+        Node::Or(a, b) => {
+            // `a || b` is `a` when it is present: a presence check of `a`.
+            let line = a.span().or_else(|| b.span()).map_or(0, |(l, _)| l);
+            let present = Node::Call(Box::new(Call {
+                recv: Some((**a).clone()),
+                name: "present?".to_string(),
+                args: Vec::new(),
+                block: None,
+                safe_nav: false,
+                line,
+            }));
+            Some((present, (**a).clone(), (**b).clone()))
+        }
+        _ => None,
+    }
+}
+
+fn last_value(node: &Node) -> Node {
+    match node {
+        Node::Seq(items) => items.last().cloned().unwrap_or(Node::Nil),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_ternary_in_an_argument_is_a_characteristic() {
+        let m = analyze_one(
+            "class Role\n  def set_permission_trackers(permission, tracker_ids)\n    h = {permission.to_s => (tracker_ids == :all ? '1' : '0')}\n    self.permissions_all_trackers = permissions_all_trackers.merge(h)\n    self\n  end\nend\n",
+            "set_permission_trackers",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 tracker_ids [enum] all:all -> returns the role | other:other tracker ids -> returns the role"]
+        );
+        assert_eq!(m.characteristics[0].source_line, "3");
+    }
+
+    #[test]
+    fn a_fallback_value_is_a_presence_unless_it_is_an_empty_literal() {
+        let m = analyze_one(
+            "class FeedsController < ApplicationController\n  def render_feed(items, options = {})\n    @items = (items || []).to_a\n    @title = options[:title] || Setting.app_title\n    render template: \"common/feed\"\n  end\nend\n",
+            "render_feed",
+        );
+        // `items || []` is defensive: no characteristic.
+        assert_eq!(
+            flat(&m),
+            vec!["1 title_option [presence] present:title option present -> renders feed template with title set to title option | nil:title option missing -> renders feed template with title set to Setting app title"]
+        );
+    }
+
+    #[test]
+    fn safe_navigation_inside_an_expression() {
+        let m = analyze_one(
+            "class Version\n  def wiki_page\n    @wiki_page ||= project.wiki&.find_page(wiki_page_title) if wiki_page_title.present?\n  end\nend\n",
+            "wiki_page",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 wiki_page_title [presence] present:wiki page title present | nil:wiki page title missing => returns nil",
+                "2 project_wiki [presence] present:project wiki -> returns cached wiki page | nil:project wiki -> returns cached wiki page",
+            ]
+        );
+    }
+}
