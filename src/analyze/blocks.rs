@@ -129,11 +129,15 @@ impl Walker<'_> {
         let var = params.first()?;
         let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
         let mut any_body = false;
+        let mut lines: Option<(u32, u32)> = None;
         for s in statements(body) {
             let Node::Call(f) = &s else { continue };
             if !matches!(&f.recv, Some(Node::Lvar(v)) if v == var) {
                 continue;
             }
+            lines = Some(lines.map_or((f.line, f.line), |(lo, hi)| {
+                (lo.min(f.line), hi.max(f.line))
+            }));
             let branch = match &f.block {
                 Some(b) if !statements(&b.body).is_empty() => {
                     any_body = true;
@@ -160,7 +164,12 @@ impl Walker<'_> {
                 branch,
             ));
         }
-        if arms.len() < 2 || !any_body {
+        // Formats that do the same thing (`format.xml { render :show }; format.json {
+        // render :show }`) are not a case to set up.
+        let same = arms
+            .windows(2)
+            .all(|w| matches!(w, [(_, a), (_, b)] if a.render() == b.render()));
+        if arms.len() < 2 || !any_body || same {
             return None;
         }
         let subject = Node::Call(Box::new(Call {
@@ -178,7 +187,7 @@ impl Walker<'_> {
             safe_nav: false,
             line: call.line,
         }));
-        let lines = stmt.span().unwrap_or((call.line, call.line));
+        let lines = lines.unwrap_or((call.line, call.line));
         Some(self.enum_arms_without_other(&subject, arms, lines, rest, at, tail))
     }
 

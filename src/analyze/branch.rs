@@ -21,6 +21,9 @@ impl Walker<'_> {
         if let Some(end) = self.equality_chain(node, rest, at, tail) {
             return end;
         }
+        if let Some(end) = self.range_chain(node, rest, at, tail) {
+            return end;
+        }
         let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line), false);
         let (then_slots, else_slots) = if node.unless {
             (slots.falsy, slots.truthy)
@@ -65,7 +68,11 @@ impl Walker<'_> {
                     first_end = Some(end.clone());
                 }
                 match &end {
-                    End::Exited(_) | End::Branched => self.finish(slot, &end, true),
+                    End::Exited(_) => self.finish(slot, &end, true),
+                    // A branch that ended in conditionals of its own, in the middle of the method:
+                    // the rest of the method still runs after them.
+                    End::Branched if !branch_tail => continuing.push((slot, end)),
+                    End::Branched => self.finish(slot, &end, true),
                     End::Done(_) if branch_tail => self.finish(slot, &end, true),
                     End::Done(_) => continuing.push((slot, end)),
                 }
@@ -85,8 +92,11 @@ impl Walker<'_> {
     ) -> End {
         match continuing.as_slice() {
             [] => End::Branched,
-            [(slot, _)] => {
+            [(slot, own)] => {
                 let end = self.seq(rest, self.under(*slot), tail);
+                if matches!(own, End::Branched) {
+                    self.fill_nothing_more(*slot, &end, tail);
+                }
                 self.finish(*slot, &end, tail);
                 End::Branched
             }
@@ -109,11 +119,50 @@ impl Walker<'_> {
                             continue;
                         }
                     }
-                    {
-                        self.finish(*slot, own, false);
+                    if matches!(own, End::Branched) {
+                        self.fill_nothing_more(*slot, &end, tail);
                     }
+                    self.finish(*slot, own, false);
                 }
                 end
+            }
+        }
+    }
+
+    /// The leaves under `slot` that ended with "does nothing more" (a branch inside a
+    /// branch, in the middle of the method) end the way the rest of the method does.
+    fn fill_nothing_more(&mut self, slot: super::flow::Slot, end: &End, tail: bool) {
+        let outcome = match end {
+            End::Done(o) | End::Exited(o) => o.clone(),
+            End::Branched => return,
+        };
+        let terminal = matches!(end, End::Exited(_)) || (tail && outcome.failure);
+        let mut under = vec![slot];
+        let mut i = 0;
+        while let Some(&(ci, vi)) = under.get(i) {
+            i += 1;
+            for (index, c) in self.chars.iter().enumerate() {
+                if c.parent == Some(ci) && c.parent_value == Some(vi) {
+                    under.extend((0..c.values.len()).map(|v| (index, v)));
+                }
+            }
+        }
+        let nothing = super::flow::NOTHING_MORE;
+        for (ci, vi) in under.into_iter().skip(1) {
+            let leaf = self
+                .chars
+                .get(ci)
+                .and_then(|c| c.values.get(vi))
+                .is_some_and(|v| {
+                    v.behavior
+                        .as_ref()
+                        .is_some_and(|b| b.description == nothing)
+                });
+            if leaf {
+                if let Some(v) = self.chars.get_mut(ci).and_then(|c| c.values.get_mut(vi)) {
+                    v.terminal = terminal;
+                    v.behavior = Some(outcome.behavior(terminal));
+                }
             }
         }
     }

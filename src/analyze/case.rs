@@ -166,25 +166,35 @@ impl Walker<'_> {
         let index = self.push_char(
             name, words, kind, values, source, setup, at, lines, None, None,
         );
+        let mut arms_bodies = bodies;
+        if with_other {
+            arms_bodies.push(other_body.unwrap_or(Node::Seq(Vec::new())));
+        }
+        self.walk_values(index, &arms_bodies, rest, at, tail)
+    }
+
+    /// Walks the body of each value of characteristic `index` (in value order) under it,
+    /// then the rest of the method.
+    pub fn walk_values(
+        &mut self,
+        index: usize,
+        bodies: &[Node],
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
         let last = rest.is_empty();
         let branch_tail = tail && last;
         let mut continuing: Vec<(Slot, End)> = Vec::new();
-        let count = bodies.len();
-        let other_arm = other_body.clone().unwrap_or(Node::Seq(Vec::new()));
-        for (vi, body) in bodies
-            .iter()
-            .chain(with_other.then_some(&other_arm))
-            .enumerate()
-        {
+        for (vi, body) in bodies.iter().enumerate() {
             let slot = (index, vi);
-            let is_other = vi == count;
-            let end = if is_other && other_body.is_none() {
-                End::Done(self.empty_outcome(branch_tail))
-            } else {
-                self.seq(&statements(body), self.under(slot), branch_tail)
-            };
+            let end = self.seq(&statements(body), self.under(slot), branch_tail);
             match &end {
-                End::Exited(_) | End::Branched => self.finish(slot, &end, true),
+                End::Exited(_) => self.finish(slot, &end, true),
+                // A value that ended in conditionals of its own, in the middle of the
+                // method: the rest of the method still runs after them.
+                End::Branched if !branch_tail => continuing.push((slot, end)),
+                End::Branched => self.finish(slot, &end, true),
                 End::Done(_) if branch_tail => self.finish(slot, &end, true),
                 End::Done(_) => continuing.push((slot, end)),
             }

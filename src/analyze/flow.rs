@@ -112,8 +112,12 @@ pub struct Walker<'a> {
     pub notes: Vec<String>,
     /// 0..1.
     pub confidence: f64,
-    /// Private methods being inlined (no recursion).
-    pub inlining: Vec<String>,
+    /// Private methods already inlined in this method (each once: no recursion, no
+    /// copies).
+    pub inlined: std::collections::HashSet<String>,
+    /// The value last assigned to each local (`name`) and instance variable (`@name`) in
+    /// walk order, for conditions on them (`hl = a && b; if !hl`).
+    pub assigned: std::collections::HashMap<String, Node>,
     /// The names of `chars` (deep nesting repeats a name thousands of times, and a scan of
     /// `chars` per candidate name was cubic).
     taken: std::collections::HashSet<String>,
@@ -131,7 +135,8 @@ impl<'a> Walker<'a> {
             chars: Vec::new(),
             notes: Vec::new(),
             confidence: 1.0,
-            inlining: Vec::new(),
+            inlined: std::collections::HashSet::new(),
+            assigned: std::collections::HashMap::new(),
             taken: std::collections::HashSet::new(),
             next_suffix: std::collections::HashMap::new(),
             depth: 0,
@@ -175,12 +180,11 @@ impl<'a> Walker<'a> {
     fn seq_unbounded(&mut self, stmts: &[Node], at: At, tail: bool) -> End {
         for (i, stmt) in stmts.iter().enumerate() {
             let rest = stmts.get(i + 1..).unwrap_or_default();
+            self.record_assignment(stmt);
             if let Some(spliced) = self.inline_private(stmt) {
                 let mut all = spliced;
                 all.extend_from_slice(rest);
-                let end = self.seq(&all, at, tail);
-                self.inlining.pop();
-                return end;
+                return self.seq(&all, at, tail);
             }
             if let Some(converted) = Walker::safe_nav_statement(stmt) {
                 let mut all = vec![converted];
@@ -262,7 +266,7 @@ impl<'a> Walker<'a> {
             let final_response =
                 rest.is_empty() && is_response(stmt) && !matches!(stmt, Node::And(..));
             if let Some(exit) = super::outcome::exit_of(stmt, &self.cx.text) {
-                if !self.in_private_return(stmt) && !final_response {
+                if !final_response {
                     return End::Exited(exit);
                 }
             }
@@ -356,13 +360,18 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn in_private_return(&self, stmt: &Node) -> bool {
-        // Inside an inlined private method, `return` only leaves that method.
-        !self.inlining.is_empty() && matches!(stmt, Node::Return { .. })
-    }
-
     /// The outcome of the last statement of a path.
     pub fn outcome_of(&mut self, stmt: &Node, tail: bool) -> Outcome {
+        if !tail && is_plain_value(stmt) && !matches!(stmt, Node::Other { .. }) {
+            // A value in the middle of the method (a private method's result) does
+            // nothing by itself.
+            return Outcome {
+                description: NOTHING_MORE.to_string(),
+                failure: false,
+                guessed: false,
+                sets: None,
+            };
+        }
         if !tail {
             if let Node::Assign { value, .. } = stmt {
                 if is_plain_value(value) {
@@ -430,6 +439,10 @@ impl<'a> Walker<'a> {
             Node::Not(inner) => self.condition(inner, at, lines, single_and).swapped(),
             Node::And(a, b) if !single_and => {
                 let first = self.condition(a, at, lines, false);
+                if first.truthy.is_empty() {
+                    // `a` is known false here: so is `a && b`.
+                    return first;
+                }
                 match first.truthy.as_slice() {
                     [only] => {
                         let deeper = At {
@@ -452,6 +465,20 @@ impl<'a> Walker<'a> {
                 self.combined(cond, a, b, "and", at, lines)
             }
             Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
+            Node::Lvar(_) | Node::Ivar(_) | Node::Call(_) if self.local_value(cond).is_some() => {
+                match self.local_value(cond) {
+                    // `hl = link.present? && link.match(RE)` then `if !hl`: the conditions
+                    // the local was computed from.
+                    Some(Local::Condition(value)) => self.condition(&value, at, lines, single_and),
+                    // `@note = Note.find(id)` then `raise unless @note`: `find` raises
+                    // instead of returning nil, so the check always passes.
+                    Some(Local::NeverNil) => Slots {
+                        truthy: at.parent.map(|p| vec![p]).unwrap_or_default(),
+                        falsy: Vec::new(),
+                    },
+                    None => self.leaf(cond, at, lines),
+                }
+            }
             Node::Call(c) if c.safe_nav => {
                 // `user&.admin?`: user present, then user admin.
                 let Some(recv) = c.recv.clone() else {
@@ -515,7 +542,18 @@ impl<'a> Walker<'a> {
     }
 
     fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
-        let spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        // A condition on a short local (`p = params[:page].to_i; if p == 0`) is named and
+        // set up after what the local was computed from, with the local noted.
+        let own_lines = cond.span().unwrap_or(lines);
+        let (named, local) = match self.short_local(cond) {
+            Some((name, value)) => (replace_lvar(cond, &name, &value), Some(name)),
+            None => (cond.clone(), None),
+        };
+        let cond = &named;
+        let mut spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        if let Some(name) = &local {
+            spec.description = format!("{} (as {name})", spec.description);
+        }
         let question = format!(
             "{}|{}|{}",
             spec.kind.as_str(),
@@ -577,6 +615,14 @@ impl<'a> Walker<'a> {
         let index = self.place(spec, cond, at, lines);
         if let Some(c) = self.chars.get_mut(index) {
             c.question = question;
+            if local.is_some() {
+                // The condition's lines, not those of the value it was read through.
+                c.source_line = if own_lines.0 == own_lines.1 {
+                    own_lines.0.to_string()
+                } else {
+                    format!("{}-{}", own_lines.0, own_lines.1)
+                };
+            }
         }
         let slots = Slots {
             truthy: vec![(index, 0)],
@@ -733,6 +779,89 @@ impl<'a> Walker<'a> {
                 && c.level == at.level
                 && c.parent.zip(c.parent_value) == at.parent
         })
+    }
+
+    /// A local of at most three letters (not a parameter) that `cond` is about, with the
+    /// value it was assigned.
+    fn short_local(&self, cond: &Node) -> Option<(String, Node)> {
+        let mut found: Option<String> = None;
+        let mut visit = |n: &Node| {
+            if let Node::Lvar(name) = n {
+                if found.is_none() && name.chars().count() <= 3 {
+                    found = Some(name.clone());
+                }
+            }
+        };
+        cond.for_each_child(&mut visit);
+        if let Node::Lvar(name) = cond {
+            if name.chars().count() <= 3 {
+                found = Some(name.clone());
+            }
+        }
+        let name = found?;
+        if self.cx.method.params.iter().any(|p| p.name == name) {
+            return None;
+        }
+        let value = self.assigned.get(&name)?;
+        // Only an input read (`params[:page].to_i`, `options[:x]`, `@story.user`): a
+        // lookup (`Project.order(:id).first`) says less than the local's own name.
+        if !input_read(value) {
+            return None;
+        }
+        Some((name, value.clone()))
+    }
+
+    /// Records `x = value` and `@x = value` (plain and `||=`) for conditions on them.
+    fn record_assignment(&mut self, stmt: &Node) {
+        if let Node::Assign {
+            target, op, value, ..
+        } = stmt
+        {
+            if !matches!(
+                op,
+                crate::index::body::AssignOp::Set | crate::index::body::AssignOp::OrSet
+            ) {
+                return;
+            }
+            let key = match target {
+                crate::index::body::Target::Lvar(n) => n.clone(),
+                crate::index::body::Target::Ivar(n) => format!("@{n}"),
+                crate::index::body::Target::Other(_) => return,
+            };
+            self.assigned.insert(key, (**value).clone());
+        }
+    }
+
+    /// What a condition on a local or instance variable stands for, when its assignment
+    /// says more than its name: the conditions it was computed from, or that it is never
+    /// nil. Parameters are inputs and stay as they are.
+    fn local_value(&self, cond: &Node) -> Option<Local> {
+        let key = match cond {
+            Node::Lvar(n) => n.clone(),
+            Node::Ivar(n) => format!("@{n}"),
+            // `x.nil?`, `x.present?`, `x.blank?` on such a variable.
+            Node::Call(c)
+                if c.args.is_empty()
+                    && matches!(c.name.as_str(), "nil?" | "present?" | "blank?") =>
+            {
+                return match c.recv.as_ref().and_then(|r| self.local_value(r)) {
+                    Some(Local::NeverNil) => Some(Local::NeverNil).filter(|_| c.name == "present?"),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        };
+        if matches!(cond, Node::Lvar(_)) && self.cx.method.params.iter().any(|p| p.name == key) {
+            return None;
+        }
+        let value = self.assigned.get(&key)?;
+        if never_nil(value) {
+            return Some(Local::NeverNil);
+        }
+        if matches!(cond, Node::Lvar(_)) && boolean_ish(value) {
+            return Some(Local::Condition(value.clone()));
+        }
+        None
     }
 
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so
@@ -897,6 +1026,70 @@ fn merge_lines(source_line: &str, (lo, hi): (u32, u32)) -> String {
         a.to_string()
     } else {
         format!("{a}-{b}")
+    }
+}
+
+/// A value read from an input: a hash element (`params[:page]`), an attribute of an
+/// instance variable, parameter or self, through conversions (`.to_i`, `.strip`).
+fn input_read(value: &Node) -> bool {
+    match value {
+        Node::Call(c) if c.name == "[]" => c.recv.as_ref().is_some_and(|r| {
+            matches!(r, Node::Call(h) if h.recv.is_none() && h.args.is_empty())
+                || matches!(r, Node::Ivar(_) | Node::Lvar(_))
+        }),
+        Node::Call(c)
+            if c.args.is_empty()
+                && matches!(
+                    c.name.as_str(),
+                    "to_i" | "to_s" | "to_f" | "to_sym" | "strip" | "downcase" | "presence"
+                ) =>
+        {
+            c.recv.as_ref().is_some_and(input_read)
+        }
+        Node::Call(c) if c.args.is_empty() && c.block.is_none() => {
+            matches!(c.recv.as_ref(), Some(Node::Ivar(_) | Node::SelfRef))
+        }
+        _ => false,
+    }
+}
+
+/// `cond` with local `name` replaced by `value` (one level of calls deep is enough for the
+/// conditions a walker splits).
+fn replace_lvar(cond: &Node, name: &str, value: &Node) -> Node {
+    match cond {
+        Node::Lvar(n) if n == name => value.clone(),
+        other => other.map_children(&mut |child| replace_lvar(child, name, value)),
+    }
+}
+
+/// What a variable in a condition stands for (see [`Walker::local_value`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Local {
+    /// A local holding the value of a condition.
+    Condition(Node),
+    /// A variable assigned from a lookup that raises instead of returning nil.
+    NeverNil,
+}
+
+/// `Model.find(id)`, `scope.find!`, `find_by!`, `create!`, `X.new`: never nil.
+fn never_nil(value: &Node) -> bool {
+    match value {
+        Node::Call(c) => {
+            matches!(
+                c.name.as_str(),
+                "find"
+                    | "find_by!"
+                    | "first!"
+                    | "last!"
+                    | "take!"
+                    | "create!"
+                    | "new"
+                    | "find_or_create_by!"
+            ) && c.recv.is_some()
+                && c.block.is_none()
+                && !(c.name == "find" && c.block.is_none() && c.args.is_empty())
+        }
+        _ => false,
     }
 }
 

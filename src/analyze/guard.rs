@@ -29,15 +29,6 @@ impl Walker<'_> {
             return None;
         }
         let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
-        if !self.inlining.is_empty()
-            && matches!(
-                super::flow::statements(&node.then).last(),
-                Some(Node::Return { .. })
-            )
-        {
-            // In an inlined private method `return` does not leave the caller.
-            return None;
-        }
         let exit_when_truthy = !node.unless;
         let slots = self.condition(
             &node.cond,

@@ -1,58 +1,175 @@
 //! Private methods inlined into their public caller (PRODUCT: "a private method's
 //! conditions are inlined where the public method calls it"). When a statement calls a
-//! private method of the same class whose body holds guard clauses that leave the caller
-//! too (`raise`, `throw`, a controller's `head`/`redirect_to`), those guards are walked at
-//! the call site, so they become the caller's characteristics at the right level. A
-//! private method's own `return` only leaves that method, so its `return` guards are not
-//! the caller's. Private predicates used as conditions (`if refund_eligible?(p)`) keep
-//! their name as the characteristic instead (see `condition.rs`).
+//! private method of the same class (`find_comment`, `page`, `validate!(file)`, also
+//! inside an assignment or an argument) whose body decides something, that body is walked
+//! where the call stands, before the statement: its conditions become the caller's
+//! characteristics at the right level, and a guard that raises, throws, `head`s or
+//! redirects ends the caller.
+//!
+//! A private method's own `return` only leaves that method: `return x if c; rest` is read
+//! as `if c then x else rest end`, and the caller goes on after it. When the call's value
+//! is not used (`validate!(file)` as a statement), conditions whose branches only choose a
+//! value are left out: nothing the caller does depends on them. Each private method is
+//! inlined once per public method (J12), at its first call; private predicates used as
+//! conditions (`if refund_eligible?(p)`) keep their name as the characteristic instead
+//! (see `condition.rs`).
 //!
 //! Example: `def process; validate!; ...` with a private
 //! `def validate!; raise Invalid unless valid?; end` gives `valid` (false → terminal
 //! `raises Invalid`) in `process`, with the rest of `process` under `true`.
 
-use crate::index::body::Node;
+use crate::index::body::{If, Node};
 
 use super::flow::{statements, Walker};
 use super::rules::Rule;
 
 impl Walker<'_> {
-    /// The statements to walk instead of `stmt` when it calls a private method with
-    /// caller-leaving guards; pushes the method on the inlining stack (the caller pops it).
+    /// The statements to walk instead of `stmt` when it calls a private method whose body
+    /// decides something: that body (returns read as branches), then `stmt`.
     pub fn inline_private(&mut self, stmt: &Node) -> Option<Vec<Node>> {
-        let Node::Call(call) = stmt else { return None };
-        if !(call.recv.is_none() || matches!(call.recv, Some(Node::SelfRef)))
-            || self.inlining.len() >= 3
-        {
-            return None;
-        }
-        if self.inlining.contains(&call.name) {
-            return None;
-        }
-        let private = self.cx.privates.iter().find(|m| m.name == call.name)?;
-        let body = private.body.as_ref()?;
-        let guards: Vec<Node> = statements(body)
-            .into_iter()
-            .filter(|s| match s {
-                Node::If(i) if i.els.is_none() => {
-                    super::outcome::always_exits(&i.then, &self.cx.text).is_some()
-                        && !matches!(statements(&i.then).last(), Some(Node::Return { .. }))
+        let bare_call = matches!(stmt, Node::Call(_));
+        let mut candidates = Vec::new();
+        match stmt {
+            // `if !(comment = find_comment)`: the helper runs before the condition is
+            // decided. A private predicate (`if refund_eligible?(p)`) stays the
+            // condition's name instead.
+            Node::If(i) => private_calls(&i.cond, &mut candidates),
+            Node::Case(c) => {
+                if let Some(s) = &c.subject {
+                    private_calls(s, &mut candidates);
                 }
-                _ => false,
-            })
-            .collect();
-        if guards.is_empty() {
-            return None;
+            }
+            Node::Begin(_) => return None,
+            other => private_calls(other, &mut candidates),
         }
-        self.apply(
-            Rule::PrivateGuardsInlined,
-            Some(&format!("`{}`", call.name)),
-        );
-        self.inlining.push(call.name.clone());
-        let mut out = guards;
-        out.push(stmt.clone());
-        Some(out)
+        candidates.retain(|name| !name.ends_with('?'));
+        for name in candidates {
+            if self.inlined.contains(&name) {
+                continue;
+            }
+            let Some(private) = self.cx.privates.iter().find(|m| m.name == name) else {
+                continue;
+            };
+            let Some(body) = private.body.as_ref() else {
+                continue;
+            };
+            let mut inlined = without_returns(statements(body));
+            if bare_call {
+                inlined = prune_value_choices(inlined);
+            }
+            if !inlined.iter().any(decides) {
+                continue;
+            }
+            self.inlined.insert(name.clone());
+            self.apply(Rule::PrivateGuardsInlined, Some(&format!("`{name}`")));
+            inlined.push(stmt.clone());
+            return Some(inlined);
+        }
+        None
     }
+}
+
+/// Names of implicit-receiver (or `self.`) calls in `node`, outermost first, inside
+/// arguments, receivers, assigned values and blocks.
+fn private_calls(node: &Node, out: &mut Vec<String>) {
+    if let Node::Call(c) = node {
+        if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef))) && !out.contains(&c.name) {
+            out.push(c.name.clone());
+        }
+    }
+    node.for_each_child(&mut |child| private_calls(child, out));
+}
+
+/// Whether a statement holds a decision the walker turns into a characteristic.
+fn decides(node: &Node) -> bool {
+    match node {
+        Node::If(_) | Node::Case(_) | Node::Loop { .. } => true,
+        Node::Begin(b) => !b.rescues.is_empty() || statements(&b.body).iter().any(decides),
+        Node::Call(c) => {
+            c.safe_nav
+                || c.block
+                    .as_ref()
+                    .is_some_and(|b| statements(&b.body).iter().any(decides))
+        }
+        Node::Assign { value, .. }
+        | Node::Return {
+            value: Some(value), ..
+        } => decides(value),
+        Node::Seq(items) => items.iter().any(decides),
+        _ => false,
+    }
+}
+
+/// A private method's statements with its `return`s read as branches: `return x if c;
+/// rest` → `if c then x else rest end`, a last `return x` → `x`, a `return` nested in a
+/// branch → its value.
+fn without_returns(stmts: Vec<Node>) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut iter = stmts.into_iter();
+    while let Some(stmt) = iter.next() {
+        match stmt {
+            Node::Return { value, .. } => {
+                out.push(value.map_or(Node::Nil, |v| strip_returns(&v)));
+                break;
+            }
+            Node::If(i) if i.els.is_none() && ends_with_return(&i.then) => {
+                let rest: Vec<Node> = iter.by_ref().collect();
+                let then = Node::Seq(without_returns(statements(&i.then)));
+                let els = Node::Seq(without_returns(rest));
+                out.push(Node::If(Box::new(If {
+                    then,
+                    els: Some(els),
+                    modifier: false,
+                    ..(*i).clone()
+                })));
+                break;
+            }
+            other => out.push(strip_returns(&other)),
+        }
+    }
+    out
+}
+
+fn ends_with_return(node: &Node) -> bool {
+    matches!(statements(node).last(), Some(Node::Return { .. }))
+}
+
+/// `return x` anywhere inside → `x`.
+fn strip_returns(node: &Node) -> Node {
+    match node {
+        Node::Return { value, .. } => value.as_deref().map_or(Node::Nil, strip_returns),
+        other => other.map_children(&mut strip_returns),
+    }
+}
+
+/// For a call whose value is not used: drops conditionals that only choose a value
+/// (every branch a literal, variable or nothing), which change nothing for the caller.
+fn prune_value_choices(stmts: Vec<Node>) -> Vec<Node> {
+    stmts
+        .into_iter()
+        .filter(|s| match s {
+            Node::If(i) => !(only_values(&i.then) && i.els.as_ref().is_none_or(only_values)),
+            _ => true,
+        })
+        .collect()
+}
+
+fn only_values(node: &Node) -> bool {
+    statements(node).iter().all(|s| {
+        matches!(
+            s,
+            Node::Nil
+                | Node::True
+                | Node::False
+                | Node::Int(_)
+                | Node::Float(_)
+                | Node::Str(_)
+                | Node::Sym(_)
+                | Node::Lvar(_)
+                | Node::Ivar(_)
+                | Node::SelfRef
+        )
+    })
 }
 
 #[cfg(test)]
@@ -68,6 +185,21 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec!["1 file [presence] present:file present -> parses file | nil:file missing => raises ArgumentError"]
+        );
+    }
+
+    #[test]
+    fn a_deciding_helper_whose_value_is_used_is_inlined_with_its_returns_as_branches() {
+        let m = analyze_one(
+            "class HomeController < ApplicationController\n  def index\n    @page = page\n    render :index\n  end\n\n  private\n\n  def page\n    p = params[:page].to_i\n    return 1 if p == 0\n    raise RoutingError if p < 0\n    p\n  end\nend\n",
+            "index",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 page_param [enum] 0:0 -> renders index template | other:other page param",
+                "2 page_param_2 [range] below:below 0 => raises RoutingError | at_least:at least 0 -> renders index template",
+            ]
         );
     }
 }

@@ -25,6 +25,7 @@ mod loops;
 pub mod model;
 pub mod outcome;
 pub mod phrase;
+mod ranges;
 mod rescue;
 pub mod rules;
 pub mod setup;

@@ -821,6 +821,20 @@ impl Converter<'_> {
                     None => self.other(node),
                 }
             }
+            // `a, b = value`: the targets as written.
+            P::MultiWriteNode { .. } => match node.as_multi_write_node() {
+                Some(w) => {
+                    let value = w.value();
+                    let targets = bytes_to_string(
+                        self.source
+                            .get(w.location().start() as usize..value.location().start() as usize)
+                            .unwrap_or_default(),
+                    );
+                    let targets = targets.trim().trim_end_matches('=').trim().to_string();
+                    self.assign(Target::Other(targets), AssignOp::Set, &value, node)
+                }
+                None => self.other(node),
+            },
             P::LocalVariableReadNode { .. } => match node.as_local_variable_read_node() {
                 Some(l) => Node::Lvar(bytes_to_string(l.name().as_slice())),
                 None => self.other(node),
