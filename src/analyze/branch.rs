@@ -18,6 +18,17 @@ use super::rules::Rule;
 impl Walker<'_> {
     /// Handles an `if` that is not a guard.
     pub fn branch(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> End {
+        if let Some(holds) = self.known(&node.cond) {
+            // Decided already: only the branch taken runs.
+            let taken = if holds != node.unless {
+                Some(&node.then)
+            } else {
+                node.els.as_ref()
+            };
+            let mut all = taken.map(statements).unwrap_or_default();
+            all.extend_from_slice(rest);
+            return self.seq(&all, at, tail);
+        }
         if let Some(end) = self.equality_chain(node, rest, at, tail) {
             return end;
         }

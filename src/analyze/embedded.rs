@@ -36,11 +36,11 @@ impl Walker<'_> {
             return None;
         }
         let first = found.first()?;
-        let (cond, then, els) = branches(first)?;
         let line = first
             .span()
             .or_else(|| stmt.span())
             .map_or(self.cx.method.line_range.0, |(l, _)| l);
+        let (cond, then, els) = branches(first, line)?;
         let then_stmt = substitute(stmt, &then);
         let else_stmt = substitute(stmt, &els);
         Some(Node::If(Box::new(If {
@@ -147,7 +147,7 @@ fn replace_first(node: &Node, root: bool, replacement: &Node, done: &mut bool) -
 }
 
 /// Condition, value when it holds, value when it does not.
-fn branches(node: &Node) -> Option<(Node, Node, Node)> {
+fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
     match node {
         Node::If(i) => {
             let then = last_value(&i.then);
@@ -168,7 +168,6 @@ fn branches(node: &Node) -> Option<(Node, Node, Node)> {
         }
         Node::Or(a, b) => {
             // `a || b` is `a` when it is present: a presence check of `a`.
-            let line = a.span().or_else(|| b.span()).map_or(0, |(l, _)| l);
             let present = Node::Call(Box::new(Call {
                 recv: Some((**a).clone()),
                 name: "present?".to_string(),

@@ -436,6 +436,20 @@ impl<'a> Walker<'a> {
     /// Splits a condition into characteristics placed at `at`.
     pub fn condition(&mut self, cond: &Node, at: At, lines: (u32, u32), single_and: bool) -> Slots {
         match cond {
+            // A part that is decided already (`notify && ...` with `notify: true` bound):
+            // the condition is the other part.
+            Node::And(a, b) if self.known(a) == Some(true) => {
+                self.condition(b, at, lines, single_and)
+            }
+            Node::And(a, b) if self.known(b) == Some(true) => {
+                self.condition(a, at, lines, single_and)
+            }
+            Node::Or(a, b) if self.known(a) == Some(false) => {
+                self.condition(b, at, lines, single_and)
+            }
+            Node::Or(a, b) if self.known(b) == Some(false) => {
+                self.condition(a, at, lines, single_and)
+            }
             Node::Not(inner) => self.condition(inner, at, lines, single_and).swapped(),
             Node::And(a, b) if !single_and => {
                 let first = self.condition(a, at, lines, false);
@@ -470,8 +484,7 @@ impl<'a> Walker<'a> {
                     // `hl = link.present? && link.match(RE)` then `if !hl`: the conditions
                     // the local was computed from.
                     Some(Local::Condition(value)) => self.condition(&value, at, lines, single_and),
-                    // `@note = Note.find(id)` then `raise unless @note`: `find` raises
-                    // instead of returning nil, so the check always passes.
+                    // Decided (see `known`); only reached inside a compound condition.
                     Some(Local::NeverNil) => Slots {
                         truthy: at.parent.map(|p| vec![p]).unwrap_or_default(),
                         falsy: Vec::new(),
@@ -809,6 +822,43 @@ impl<'a> Walker<'a> {
             return None;
         }
         Some((name, value.clone()))
+    }
+
+    /// The value of a condition when it is decided without running the method: a literal
+    /// (a private method's parameter bound to one), a variable that is never nil
+    /// (`@note = Note.find(id)` then `raise unless @note`: `find` raises instead), and
+    /// `!`, `&&`, `||` over those.
+    pub fn known(&self, cond: &Node) -> Option<bool> {
+        match cond {
+            Node::True | Node::Int(_) | Node::Float(_) | Node::Str(_) | Node::Sym(_) => Some(true),
+            Node::False | Node::Nil => Some(false),
+            Node::Not(x) => self.known(x).map(|v| !v),
+            Node::And(a, b) => match (self.known(a), self.known(b)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            Node::Or(a, b) => match (self.known(a), self.known(b)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
+            Node::Lvar(_) | Node::Ivar(_) => {
+                matches!(self.local_value(cond), Some(Local::NeverNil)).then_some(true)
+            }
+            Node::Call(c) if c.args.is_empty() => {
+                let never_nil = c
+                    .recv
+                    .as_ref()
+                    .is_some_and(|r| matches!(self.local_value(r), Some(Local::NeverNil)));
+                match c.name.as_str() {
+                    "present?" if never_nil => Some(true),
+                    "nil?" if never_nil => Some(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// Records `x = value` and `@x = value` (plain and `||=`) for conditions on them.

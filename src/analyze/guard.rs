@@ -29,6 +29,14 @@ impl Walker<'_> {
             return None;
         }
         let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
+        if let Some(holds) = self.known(&node.cond) {
+            // Decided already: the guard always exits, or never does.
+            return Some(if holds != node.unless {
+                End::Exited(exit)
+            } else {
+                self.seq(rest, at, tail)
+            });
+        }
         let exit_when_truthy = !node.unless;
         let slots = self.condition(
             &node.cond,

@@ -28,7 +28,7 @@ impl Walker<'_> {
     /// decides something: that body (returns read as branches), then `stmt`.
     pub fn inline_private(&mut self, stmt: &Node) -> Option<Vec<Node>> {
         let bare_call = matches!(stmt, Node::Call(_));
-        let mut candidates = Vec::new();
+        let mut candidates: Vec<(String, Vec<Node>)> = Vec::new();
         match stmt {
             // `if !(comment = find_comment)`: the helper runs before the condition is
             // decided. A private predicate (`if refund_eligible?(p)`) stays the
@@ -42,8 +42,8 @@ impl Walker<'_> {
             Node::Begin(_) => return None,
             other => private_calls(other, &mut candidates),
         }
-        candidates.retain(|name| !name.ends_with('?'));
-        for name in candidates {
+        candidates.retain(|(name, _)| !name.ends_with('?'));
+        for (name, args) in candidates {
             if self.inlined.contains(&name) {
                 continue;
             }
@@ -53,7 +53,11 @@ impl Walker<'_> {
             let Some(body) = private.body.as_ref() else {
                 continue;
             };
-            let mut inlined = without_returns(statements(body));
+            let bound = bind_literals(private, &args);
+            let mut inlined: Vec<Node> = without_returns(statements(body))
+                .iter()
+                .map(|s| substitute_params(s, &bound))
+                .collect();
             if bare_call {
                 inlined = prune_value_choices(inlined);
             }
@@ -69,15 +73,91 @@ impl Walker<'_> {
     }
 }
 
-/// Names of implicit-receiver (or `self.`) calls in `node`, outermost first, inside
-/// arguments, receivers, assigned values and blocks.
-fn private_calls(node: &Node, out: &mut Vec<String>) {
+/// Implicit-receiver (or `self.`) calls in `node` with their arguments, outermost first,
+/// inside arguments, receivers, assigned values and blocks.
+fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
     if let Node::Call(c) = node {
-        if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef))) && !out.contains(&c.name) {
-            out.push(c.name.clone());
+        if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
+            && !out.iter().any(|(n, _)| n == &c.name)
+        {
+            out.push((c.name.clone(), c.args.clone()));
         }
     }
     node.for_each_child(&mut |child| private_calls(child, out));
+}
+
+/// The parameters of `method` that a call fixes to a literal: a literal argument, or a
+/// default the call does not override (`add_comment(note, text, "commented")` leaves
+/// `notify: true`).
+fn bind_literals(
+    method: &crate::index::MethodFacts,
+    args: &[Node],
+) -> Vec<(String, Node)> {
+    use crate::index::ParamKind;
+    let literal = |n: &Node| {
+        matches!(
+            n,
+            Node::True | Node::False | Node::Nil | Node::Int(_) | Node::Float(_) | Node::Str(_) | Node::Sym(_)
+        )
+    };
+    let keywords: Vec<(String, Node)> = match args.last() {
+        Some(Node::Hash(pairs)) => pairs
+            .iter()
+            .filter_map(|(k, v)| match k {
+                Node::Sym(s) => Some((s.clone(), v.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let positional: Vec<&Node> = args
+        .iter()
+        .filter(|a| !matches!(a, Node::Hash(_) | Node::Splat(_)))
+        .collect();
+    if args.iter().any(|a| matches!(a, Node::Splat(_))) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    for p in &method.params {
+        let given = match p.kind {
+            ParamKind::Required | ParamKind::Optional => {
+                let a = positional.get(next).copied().cloned();
+                next += 1;
+                a
+            }
+            ParamKind::Keyword | ParamKind::OptionalKeyword => keywords
+                .iter()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, v)| v.clone()),
+            _ => continue,
+        };
+        let value = given.or_else(|| {
+            method
+                .param_defaults
+                .iter()
+                .find(|(n, _)| n == &p.name)
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(v) = value.filter(literal) {
+            out.push((p.name.clone(), v));
+        }
+    }
+    out
+}
+
+/// `node` with each bound parameter replaced by its literal value.
+fn substitute_params(node: &Node, bound: &[(String, Node)]) -> Node {
+    if bound.is_empty() {
+        return node.clone();
+    }
+    match node {
+        Node::Lvar(n) => bound
+            .iter()
+            .find(|(name, _)| name == n)
+            .map_or_else(|| node.clone(), |(_, v)| v.clone()),
+        other => other.map_children(&mut |child| substitute_params(child, bound)),
+    }
 }
 
 /// Whether a statement holds a decision the walker turns into a characteristic.

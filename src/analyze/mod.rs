@@ -314,12 +314,16 @@ fn analyze_method(
     for slot in walker.leaves_without_behavior() {
         let fallback = match &end {
             End::Done(o) | End::Exited(o) => o.clone(),
-            End::Branched => outcome::Outcome {
-                description: "continues".to_string(),
-                failure: false,
-                guessed: true,
-                sets: None,
-            },
+            // The method ends in a conditional: what its last branch ends with.
+            End::Branched => final_statement(&stmts)
+                .map(|last| outcome::final_expression(&last, &cx.text))
+                .filter(|o| !o.failure)
+                .unwrap_or_else(|| outcome::Outcome {
+                    description: "continues".to_string(),
+                    failure: false,
+                    guessed: true,
+                    sets: None,
+                }),
         };
         walker.apply(rules::Rule::LeafTakesFinalOutcome, None);
         walker.set_leaf(slot, &fallback, false);
@@ -362,6 +366,28 @@ fn analyze_method(
         notes: walker.notes,
         outcome,
     }
+}
+
+/// The statement a method ends with, looking through a final conditional into its last
+/// branch (`if ... else render :show end` → `render :show`).
+fn final_statement(stmts: &[crate::index::body::Node]) -> Option<crate::index::body::Node> {
+    use crate::index::body::Node;
+    let mut last = stmts.last()?.clone();
+    for _ in 0..20 {
+        last = match last {
+            Node::If(i) => match &i.els {
+                Some(e) => flow::statements(e).pop()?,
+                None => flow::statements(&i.then).pop()?,
+            },
+            Node::Case(c) => match &c.els {
+                Some(e) => flow::statements(e).pop()?,
+                None => flow::statements(&c.whens.last()?.body).pop()?,
+            },
+            Node::Begin(b) => flow::statements(&b.body).pop()?,
+            other => return Some(other),
+        };
+    }
+    None
 }
 
 /// Classes the method uses: constants it and its absorbed methods reference (not its own
