@@ -68,7 +68,7 @@ impl Walker<'_> {
             _ => return None,
         };
         let block = call.block.as_ref()?;
-        if call.name == "respond_to" || !decides(&block.body) {
+        if call.name == "respond_to" || deferred(call) || !decides(&block.body) {
             return None;
         }
         let iteration = ITERATIONS.contains(&call.name.as_str());
@@ -216,16 +216,26 @@ impl Walker<'_> {
     }
 }
 
+/// A block that is stored to run later, not run by the call: `lambda do`, `proc`,
+/// `Proc.new`, `define_method`, `Thread.new`.
+fn deferred(call: &Call) -> bool {
+    matches!(call.name.as_str(), "lambda" | "proc" | "define_method")
+        || (call.name == "new"
+            && matches!(&call.recv, Some(Node::Const { path, .. }) if matches!(path.as_str(), "Proc" | "Thread" | "Fiber")))
+}
+
 /// Whether a block body decides something the method's outcome depends on: a conditional,
 /// a `case`, a `rescue`, a loop, a `&.` statement, or such a block inside it.
 fn decides(body: &Node) -> bool {
     statements(body).iter().any(|s| match s {
         Node::If(_) | Node::Case(_) | Node::Loop { .. } => true,
         Node::Begin(b) => !b.rescues.is_empty() || decides(&b.body),
-        Node::Call(c) => c.safe_nav || c.block.as_ref().is_some_and(|b| decides(&b.body)),
+        Node::Call(c) => {
+            c.safe_nav || (!deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+        }
         Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
             matches!(value.as_ref(), Node::If(_) | Node::Case(_))
-                || matches!(value.as_ref(), Node::Call(c) if c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || matches!(value.as_ref(), Node::Call(c) if !deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
         }
         _ => false,
     })

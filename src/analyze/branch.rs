@@ -35,6 +35,9 @@ impl Walker<'_> {
         if let Some(end) = self.range_chain(node, rest, at, tail) {
             return end;
         }
+        if let Some(end) = self.predicate_chain(node, rest, at, tail) {
+            return end;
+        }
         let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line), false);
         let (then_slots, else_slots) = if node.unless {
             (slots.falsy, slots.truthy)

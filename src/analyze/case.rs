@@ -50,6 +50,67 @@ impl Walker<'_> {
         self.enum_arms(subject, arms, case.els.as_ref(), lines, rest, at, tail)
     }
 
+    /// `if x.markdown? ... elsif x.textile? ... else ... end`: predicates of one object that
+    /// pick one of its kinds → one enum (`markdown`, `textile`, `other`).
+    pub fn predicate_chain(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> Option<End> {
+        if node.unless || node.ternary {
+            return None;
+        }
+        let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
+        let mut subject: Option<Node> = None;
+        let mut current = node;
+        let els: Option<Node>;
+        let mut last_line = node.cond_line;
+        loop {
+            let Node::Call(c) = &current.cond else {
+                return None;
+            };
+            if !c.name.ends_with('?') || !c.args.is_empty() || c.block.is_some() {
+                return None;
+            }
+            let recv = c.recv.as_ref()?;
+            match &subject {
+                None => subject = Some(recv.clone()),
+                Some(prev) if prev.render() == recv.render() => {}
+                Some(_) => return None,
+            }
+            let kind = super::grammar::predicate_phrase(&c.name);
+            arms.push((
+                vec![(Value::String(super::grammar::identifier(&kind)), kind)],
+                current.then.clone(),
+            ));
+            last_line = last_line.max(c.line);
+            match &current.els {
+                Some(Node::If(next)) if next.elsif => current = next,
+                other => {
+                    els = other.clone();
+                    break;
+                }
+            }
+        }
+        if arms.len() < 2 {
+            return None;
+        }
+        let subject = subject?;
+        let kind_of = Node::Call(Box::new(crate::index::body::Call {
+            recv: Some(subject),
+            name: "kind".to_string(),
+            args: Vec::new(),
+            block: None,
+            safe_nav: false,
+            line: node.cond_line,
+        }));
+        Some(self.enum_arms(
+            &kind_of,
+            arms,
+            els.as_ref(),
+            (node.cond_line, last_line),
+            rest,
+            at,
+            tail,
+        ))
+    }
+
     /// `if x == "a" ... elsif x == "b" ... else ... end` on one subject → one enum.
     pub fn equality_chain(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> Option<End> {
         if node.unless || node.ternary {

@@ -192,11 +192,50 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
     let name = call.name.as_str();
     let recv = call.recv.as_ref();
     match name {
-        "present?" | "exists?" | "any?" | "presence" if call.args.is_empty() => {
+        "present?" | "exists?" | "any?" | "presence"
+            if call.args.is_empty() && call.block.is_none() =>
+        {
             return recv.map(presence)
         }
-        "nil?" | "blank?" | "empty?" | "none?" if call.args.is_empty() => {
+        "nil?" | "blank?" | "empty?" | "none?" if call.args.is_empty() && call.block.is_none() => {
             return recv.map(|r| flip(presence(r)))
+        }
+        // `args.any? { |s| RE.match?(s) }`: some element of the collection satisfies the
+        // block; `all?`, `none?` alike.
+        "any?" | "all?" | "none?" | "one?" if call.block.is_some() || !call.args.is_empty() => {
+            let subject = recv.map_or_else(|| "records".to_string(), subject_words);
+            let test = element_test(call);
+            let quantifier = match name {
+                "any?" => "some",
+                "all?" => "all",
+                "none?" => "no",
+                _ => "exactly one",
+            };
+            let truthy = format!("{quantifier} {subject}{test}");
+            return Some(Spec {
+                name: identifier(&format!("{quantifier}_{subject}")),
+                description: format!("whether {truthy}"),
+                kind: CharType::Boolean,
+                truthy: value(Value::Bool(true), truthy.clone()),
+                falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+                threshold: None,
+                note: None,
+            });
+        }
+        // `params.key?(:auth_uid)`: the param is given.
+        "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) => {
+            if let Some(Node::Sym(k) | Node::Str(k)) = call.args.first() {
+                let noun = format!("{} param", words(k));
+                return Some(Spec {
+                    name: identifier(&noun),
+                    description: format!("whether the {noun} is given"),
+                    kind: CharType::Boolean,
+                    truthy: value(Value::Bool(true), format!("{noun} given")),
+                    falsy: value(Value::Bool(false), format!("NOT {noun} given")),
+                    threshold: None,
+                    note: None,
+                });
+            }
         }
         // `params[:bbox]`, `options[:title]`: a value read from a hash is there or not.
         "[]" if call.args.len() == 1 && !matches!(recv, Some(Node::Lvar(_))) => {
@@ -347,6 +386,36 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         note: (!known_command)
             .then(|| (Rule::TruthinessAsSuccess, format!("`{}`", call_text(call)))),
     })
+}
+
+/// What the block of `any?`/`all?` asks of an element, as a phrase after the collection
+/// (`args matching HG_EARLY_BOOL_ARG`); empty when it cannot be said shortly.
+fn element_test(call: &Call) -> String {
+    let body = match &call.block {
+        Some(b) => crate::analyze::flow::statements(&b.body).pop(),
+        None => call.args.first().cloned(),
+    };
+    match body {
+        // `&:valid?`
+        Some(Node::Other { text, .. }) if text.starts_with("&:") => {
+            format!(" {}", words(text.trim_start_matches("&:")))
+        }
+        Some(node) => {
+            let p = phrase::predicate(&node);
+            // `HG_ARG.match?(s)` says `s matching HG_ARG`: keep what follows the element.
+            match call.block.as_ref().and_then(|b| b.params.first()) {
+                Some(param) => {
+                    let param_words = words(param);
+                    match p.strip_prefix(&format!("{param_words} ")) {
+                        Some(rest) => format!(" {rest}"),
+                        None => format!(" where {p}"),
+                    }
+                }
+                None => format!(" {p}"),
+            }
+        }
+        None => String::new(),
+    }
 }
 
 /// Methods that do something and report success (`if @payment.save`), read as

@@ -29,6 +29,11 @@ impl Walker<'_> {
             return None;
         }
         let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
+        if memoized(node) {
+            // `return @document if @document`: memoization, which no spec sets up as a
+            // context; the rest is what the method does.
+            return Some(self.seq(rest, at, tail));
+        }
         if let Some(holds) = self.known(&node.cond) {
             // Decided already: the guard always exits, or never does.
             return Some(if holds != node.unless {
@@ -66,6 +71,34 @@ impl Walker<'_> {
             }
         }
         Some(End::Branched)
+    }
+}
+
+/// `return @x if @x`, `return @x if defined?(@x)`, `return @x unless @x.nil?`.
+pub(crate) fn memoized(node: &If) -> bool {
+    let Some(Node::Return {
+        value: Some(value), ..
+    }) = super::flow::statements(&node.then).last().cloned()
+    else {
+        return false;
+    };
+    let Node::Ivar(name) = value.as_ref() else {
+        return false;
+    };
+    let tests_it = |cond: &Node| match cond {
+        Node::Ivar(n) => n == name,
+        Node::Other { text, .. } => text.replace(' ', "") == format!("defined?(@{name})"),
+        Node::Call(c) => {
+            matches!(c.recv.as_ref(), Some(Node::Ivar(n)) if n == name)
+                && matches!(c.name.as_str(), "present?" | "nil?")
+        }
+        _ => false,
+    };
+    match (&node.cond, node.unless) {
+        (Node::Call(c), true) if c.name == "nil?" => tests_it(&node.cond),
+        (Node::Call(c), false) if c.name == "nil?" => false,
+        (cond, false) => tests_it(cond),
+        _ => false,
     }
 }
 

@@ -43,6 +43,9 @@ impl Walker<'_> {
             other => private_calls(other, &mut candidates),
         }
         candidates.retain(|(name, _)| !name.ends_with('?'));
+        if let Some(found) = self.inline_lambda(stmt) {
+            return Some(found);
+        }
         for (name, args) in candidates {
             if self.inlined.contains(&name) {
                 continue;
@@ -73,6 +76,52 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// `check = lambda do |el| ... end` then `check.call(x)`: the lambda's body, where it
+    /// is called (once per lambda, like a private method).
+    fn inline_lambda(&mut self, stmt: &Node) -> Option<Vec<Node>> {
+        let mut called: Vec<String> = Vec::new();
+        lambda_calls(stmt, &mut called);
+        for name in called {
+            let key = format!("lambda {name}");
+            if self.inlined.contains(&key) {
+                continue;
+            }
+            let Some(Node::Call(def)) = self.assigned.get(&name) else {
+                continue;
+            };
+            if !matches!(def.name.as_str(), "lambda" | "proc") {
+                continue;
+            }
+            let Some(block) = def.block.as_ref() else {
+                continue;
+            };
+            let mut body = without_returns(statements(&block.body));
+            if !body.iter().any(decides) {
+                continue;
+            }
+            self.inlined.insert(key);
+            body.push(stmt.clone());
+            return Some(body);
+        }
+        None
+    }
+}
+
+/// Locals called as lambdas in `node` (`check.call(x)`, `check.(x)`).
+fn lambda_calls(node: &Node, out: &mut Vec<String>) {
+    if let Node::Call(c) = node {
+        if c.name == "call" {
+            if let Some(Node::Lvar(name)) = &c.recv {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+        }
+    }
+    node.for_each_child(&mut |child| lambda_calls(child, out));
+}
+
 /// Implicit-receiver (or `self.`) calls in `node` with their arguments, outermost first,
 /// inside arguments, receivers, assigned values and blocks.
 fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
@@ -89,15 +138,18 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
 /// The parameters of `method` that a call fixes to a literal: a literal argument, or a
 /// default the call does not override (`add_comment(note, text, "commented")` leaves
 /// `notify: true`).
-fn bind_literals(
-    method: &crate::index::MethodFacts,
-    args: &[Node],
-) -> Vec<(String, Node)> {
+fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, Node)> {
     use crate::index::ParamKind;
     let literal = |n: &Node| {
         matches!(
             n,
-            Node::True | Node::False | Node::Nil | Node::Int(_) | Node::Float(_) | Node::Str(_) | Node::Sym(_)
+            Node::True
+                | Node::False
+                | Node::Nil
+                | Node::Int(_)
+                | Node::Float(_)
+                | Node::Str(_)
+                | Node::Sym(_)
         )
     };
     let keywords: Vec<(String, Node)> = match args.last() {
@@ -192,6 +244,8 @@ fn without_returns(stmts: Vec<Node>) -> Vec<Node> {
                 out.push(value.map_or(Node::Nil, |v| strip_returns(&v)));
                 break;
             }
+            // `return @document if @document`: memoization, not a case.
+            Node::If(i) if i.els.is_none() && super::guard::memoized(&i) => {}
             Node::If(i) if i.els.is_none() && ends_with_return(&i.then) => {
                 let rest: Vec<Node> = iter.by_ref().collect();
                 let then = Node::Seq(without_returns(statements(&i.then)));

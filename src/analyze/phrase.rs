@@ -754,7 +754,7 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
         "respond_to?" => with_subject(format!("responding to {}", arg(0)?)),
         "key?" | "has_key?" | "include_key?" => with_subject(format!("with key {}", arg(0)?)),
         "between?" => with_subject(format!("between {} and {}", arg(0)?, arg(1)?)),
-        "any?" | "present?" | "exists?" => {
+        "any?" | "present?" | "exists?" if c.block.is_none() && c.args.is_empty() => {
             let s = subject();
             if s.is_empty() {
                 "any records".to_string()
@@ -762,7 +762,7 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
                 format!("any {s}")
             }
         }
-        "none?" | "empty?" | "blank?" => {
+        "none?" | "empty?" | "blank?" if c.block.is_none() && c.args.is_empty() => {
             let s = subject();
             if s.is_empty() {
                 "no records".to_string()
