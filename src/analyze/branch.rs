@@ -38,7 +38,7 @@ impl Walker<'_> {
         if let Some(end) = self.predicate_chain(node, rest, at, tail) {
             return end;
         }
-        let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line), false);
+        let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line));
         let (then_slots, else_slots) = if node.unless {
             (slots.falsy, slots.truthy)
         } else {

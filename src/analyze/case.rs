@@ -44,10 +44,26 @@ impl Walker<'_> {
         if case.pattern {
             self.apply(Rule::PatternsAsText, None);
         }
+        // `case/in` without `else` raises NoMatchingPatternError when nothing matches
+        // (`case/when` returns nil).
+        let no_match = (case.pattern && case.els.is_none()).then(|| {
+            Node::Call(Box::new(crate::index::body::Call {
+                recv: None,
+                name: "raise".to_string(),
+                args: vec![Node::Const {
+                    path: "NoMatchingPatternError".to_string(),
+                    absolute: false,
+                }],
+                block: None,
+                safe_nav: false,
+                line: case.lines.1,
+            }))
+        });
+        let els = case.els.as_ref().or(no_match.as_ref());
         // From `case` to the last `when`: the lines that decide, not the branches' bodies.
         let last_when = case.whens.last().map_or(case.lines.0, |w| w.line);
         let lines = (case.lines.0, last_when.max(case.lines.0));
-        self.enum_arms(subject, arms, case.els.as_ref(), lines, rest, at, tail)
+        self.enum_arms(subject, arms, els, lines, rest, at, tail)
     }
 
     /// `if x.markdown? ... elsif x.textile? ... else ... end`: predicates of one object that
@@ -355,5 +371,19 @@ mod tests {
             "label",
         );
         assert_eq!(flat(&m), vec!["1 n_zero [boolean] true:zero n -> returns :none | false:NOT zero n -> returns :some"]);
+    }
+
+    #[test]
+    fn case_in_without_else_raises_when_nothing_matches() {
+        let m = analyze_one(
+            "class Router\n  def route(event)\n    case event\n    in {type: \"paid\"}\n      :settle\n    in {type: \"refunded\"}\n      :reverse\n    end\n  end\nend\n",
+            "route",
+        );
+        let flat = flat(&m);
+        assert_eq!(flat.len(), 1);
+        assert!(
+            flat[0].ends_with("other:other event => raises NoMatchingPatternError"),
+            "{flat:?}"
+        );
     }
 }

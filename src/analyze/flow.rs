@@ -434,25 +434,17 @@ impl<'a> Walker<'a> {
     }
 
     /// Splits a condition into characteristics placed at `at`.
-    pub fn condition(&mut self, cond: &Node, at: At, lines: (u32, u32), single_and: bool) -> Slots {
+    pub fn condition(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
         match cond {
             // A part that is decided already (`notify && ...` with `notify: true` bound):
             // the condition is the other part.
-            Node::And(a, b) if self.known(a) == Some(true) => {
-                self.condition(b, at, lines, single_and)
-            }
-            Node::And(a, b) if self.known(b) == Some(true) => {
-                self.condition(a, at, lines, single_and)
-            }
-            Node::Or(a, b) if self.known(a) == Some(false) => {
-                self.condition(b, at, lines, single_and)
-            }
-            Node::Or(a, b) if self.known(b) == Some(false) => {
-                self.condition(a, at, lines, single_and)
-            }
-            Node::Not(inner) => self.condition(inner, at, lines, single_and).swapped(),
-            Node::And(a, b) if !single_and => {
-                let first = self.condition(a, at, lines, false);
+            Node::And(a, b) if self.known(a) == Some(true) => self.condition(b, at, lines),
+            Node::And(a, b) if self.known(b) == Some(true) => self.condition(a, at, lines),
+            Node::Or(a, b) if self.known(a) == Some(false) => self.condition(b, at, lines),
+            Node::Or(a, b) if self.known(b) == Some(false) => self.condition(a, at, lines),
+            Node::Not(inner) => self.condition(inner, at, lines).swapped(),
+            Node::And(a, b) => {
+                let first = self.condition(a, at, lines);
                 if first.truthy.is_empty() {
                     // `a` is known false here: so is `a && b`.
                     return first;
@@ -463,7 +455,7 @@ impl<'a> Walker<'a> {
                             level: self.level(*only) + 1,
                             parent: Some(*only),
                         };
-                        let second = self.condition(b, deeper, lines, false);
+                        let second = self.condition(b, deeper, lines);
                         let mut falsy = first.falsy.clone();
                         falsy.extend(second.falsy);
                         Slots {
@@ -474,16 +466,12 @@ impl<'a> Walker<'a> {
                     _ => self.combined(cond, a, b, "and", at, lines),
                 }
             }
-            Node::And(a, b) => {
-                self.apply(Rule::CombinedAndGuard, None);
-                self.combined(cond, a, b, "and", at, lines)
-            }
             Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
             Node::Lvar(_) | Node::Ivar(_) | Node::Call(_) if self.local_value(cond).is_some() => {
                 match self.local_value(cond) {
                     // `hl = link.present? && link.match(RE)` then `if !hl`: the conditions
                     // the local was computed from.
-                    Some(Local::Condition(value)) => self.condition(&value, at, lines, single_and),
+                    Some(Local::Condition(value)) => self.condition(&value, at, lines),
                     // Decided (see `known`); only reached inside a compound condition.
                     Some(Local::NeverNil) => Slots {
                         truthy: at.parent.map(|p| vec![p]).unwrap_or_default(),
@@ -500,7 +488,7 @@ impl<'a> Walker<'a> {
                 let mut plain = (**c).clone();
                 plain.safe_nav = false;
                 let split = Node::And(Box::new(recv), Box::new(Node::Call(Box::new(plain))));
-                self.condition(&split, at, lines, false)
+                self.condition(&split, at, lines)
             }
             _ => self.leaf(cond, at, lines),
         }

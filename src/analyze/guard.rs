@@ -43,12 +43,7 @@ impl Walker<'_> {
             });
         }
         let exit_when_truthy = !node.unless;
-        let slots = self.condition(
-            &node.cond,
-            at,
-            (node.cond_line, node.cond_line),
-            exit_when_truthy,
-        );
+        let slots = self.condition(&node.cond, at, (node.cond_line, node.cond_line));
         let (exits, continues) = if exit_when_truthy {
             (slots.truthy, slots.falsy)
         } else {
