@@ -76,6 +76,19 @@ impl Walker<'_> {
             self.apply(Rule::BlockRunsOnce, Some(&format!("`{}`", call.name)));
         }
         let mut out = statements(&block.body);
+        // `users.find_each do |u|`: a short block parameter reads as one of the
+        // collection (`user`).
+        if let (true, Some(param), Some(recv)) = (iteration, block.params.first(), &call.recv) {
+            if param.chars().count() <= 2 {
+                if let Some(one) = singular(&super::phrase::noun(recv)) {
+                    let renamed = Node::Lvar(one);
+                    out = out
+                        .iter()
+                        .map(|s| rename_lvar(s, param, &renamed))
+                        .collect();
+                }
+            }
+        }
         let without_block = Node::Call(Box::new(Call {
             block: None,
             ..call.clone()
@@ -216,6 +229,32 @@ impl Walker<'_> {
     }
 }
 
+/// The singular of a plural noun's last word (`users` → `user`, `entries` → `entry`),
+/// as an identifier; `None` when it does not look plural.
+fn singular(noun: &str) -> Option<String> {
+    let last = noun.split_whitespace().last()?.to_ascii_lowercase();
+    if !last.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let one = if let Some(stem) = last.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if last.ends_with("sses") || last.ends_with("shes") || last.ends_with("ches") {
+        last.trim_end_matches("es").to_string()
+    } else if let Some(stem) = last.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_string()
+    } else {
+        return None;
+    };
+    Some(one)
+}
+
+fn rename_lvar(node: &Node, from: &str, to: &Node) -> Node {
+    match node {
+        Node::Lvar(n) if n == from => to.clone(),
+        other => other.map_children(&mut |c| rename_lvar(c, from, to)),
+    }
+}
+
 /// A block that is stored to run later, not run by the call: `lambda do`, `proc`,
 /// `Proc.new`, `define_method`, `Thread.new`.
 fn deferred(call: &Call) -> bool {
@@ -253,7 +292,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 deleted_at [boolean] true:deleted at -> returns true | false:NOT deleted at -> sends notify email"]
+            vec!["1 deleted_at [boolean] true:deleted -> returns true | false:NOT deleted -> sends notify email"]
         );
         assert_eq!(m.characteristics[0].source_line, "4");
     }
@@ -266,7 +305,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 u_email_mentions [boolean] true:u email mentions -> sends mention email | false:NOT u email mentions -> goes through each of the users"]
+            vec!["1 user_email_mentions [boolean] true:user email mentions -> sends mention email | false:NOT user email mentions -> goes through each of the users"]
         );
         assert!(
             m.notes.iter().any(|n| n.starts_with("J17")),

@@ -213,6 +213,7 @@ impl Walker<'_> {
         at: At,
         tail: bool,
     ) -> End {
+        let subject = &self.named_subject(subject);
         let (name, words) = condition::case_subject(subject);
         let mut values: Vec<(Value, String)> = Vec::new();
         let mut bodies: Vec<Node> = Vec::new();

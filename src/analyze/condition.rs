@@ -143,6 +143,7 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
         Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond)),
+        Node::Lvar(name) if flag_like(name) => flag(name),
         Node::Lvar(_) | Node::Ivar(_) => presence(cond),
         Node::Assign { target, .. } => {
             let var = match target {
@@ -162,6 +163,56 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
             }
         }
         _ => truthiness(cond),
+    }
+}
+
+/// A variable named like a yes/no flag (`linked`, `force`, `is_admin`, `notify`): its
+/// truthiness is a boolean, not the presence of a value.
+fn flag_like(name: &str) -> bool {
+    const FLAGS: &[&str] = &[
+        "force",
+        "notify",
+        "visible",
+        "active",
+        "strict",
+        "silent",
+        "quiet",
+        "recursive",
+        "raw",
+        "async",
+        "inline",
+        "preview",
+        "verbose",
+        "dry_run",
+        "all",
+        "only_path",
+        "include_private",
+        "required",
+        "allow_nil",
+        "html",
+        "escape",
+        "public",
+        "private",
+    ];
+    FLAGS.contains(&name)
+        || [
+            "is_", "has_", "can_", "should_", "with_", "allow_", "skip_", "show_", "use_",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || (name.ends_with("ed") && !name.ends_with("eed") && name.len() > 3)
+}
+
+fn flag(name: &str) -> Spec {
+    let phrase = super::grammar::predicate_phrase(name);
+    Spec {
+        name: identifier(name),
+        description: format!("whether {phrase}"),
+        kind: CharType::Boolean,
+        truthy: value(Value::Bool(true), phrase.clone()),
+        falsy: value(Value::Bool(false), format!("NOT {phrase}")),
+        threshold: None,
+        note: None,
     }
 }
 
@@ -576,6 +627,20 @@ pub fn case_subject(subject: &Node) -> (String, String) {
 
 /// A `when` value: the raw value and its bare description.
 pub fn when_value(node: &Node) -> (Value, String) {
+    if let Node::Other { text, .. } = node {
+        // An `in` pattern (`{type: "paid"}`, `[Integer, _]`): its words.
+        let t = text.trim();
+        if t.starts_with('{') || t.starts_with('[') {
+            let words_only: String = t
+                .trim_start_matches(['{', '['])
+                .trim_end_matches(['}', ']'])
+                .replace(": ", " ")
+                .replace([':', ','], " ")
+                .replace("=>", " ");
+            let description = words_only.split_whitespace().collect::<Vec<_>>().join(" ");
+            return (Value::String(t.to_string()), description);
+        }
+    }
     match node {
         Node::Const { path, .. } => (Value::String(path.clone()), path.clone()),
         Node::Nil => (Value::Null, "nil".to_string()),

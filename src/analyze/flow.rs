@@ -463,6 +463,18 @@ impl<'a> Walker<'a> {
                             falsy,
                         }
                     }
+                    // `!hl && x` with `hl = a && b`: several values let the first part
+                    // hold; the second is asked under each of them (a few at most).
+                    many if many.len() <= 3 => {
+                        let mut truthy = Vec::new();
+                        let mut falsy = first.falsy.clone();
+                        for slot in many.iter().copied() {
+                            let second = self.condition(b, self.under(slot), lines);
+                            truthy.extend(second.truthy);
+                            falsy.extend(second.falsy);
+                        }
+                        Slots { truthy, falsy }
+                    }
                     _ => self.combined(cond, a, b, "and", at, lines),
                 }
             }
@@ -780,6 +792,15 @@ impl<'a> Walker<'a> {
                 && c.level == at.level
                 && c.parent.zip(c.parent_value) == at.parent
         })
+    }
+
+    /// The node a subject is named and set up by: a short local read from an input
+    /// (`p = params[:page].to_i`) stands for that input.
+    pub fn named_subject(&self, subject: &Node) -> Node {
+        match self.short_local(subject) {
+            Some((name, value)) => replace_lvar(subject, &name, &value),
+            None => subject.clone(),
+        }
     }
 
     /// A local of at most three letters (not a parameter) that `cond` is about, with the

@@ -156,6 +156,15 @@ pub fn predicate_phrase(name: &str) -> String {
             return words(rest);
         }
     }
+    // Rails' query on a timestamp: `deleted_at?` asks whether it was deleted.
+    if let Some(rest) = bare
+        .strip_suffix("_at")
+        .or_else(|| bare.strip_suffix("_on"))
+    {
+        if !rest.is_empty() {
+            return words(rest);
+        }
+    }
     words(bare)
 }
 

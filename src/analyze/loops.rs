@@ -80,7 +80,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 i_stale [boolean] true:stale i -> touches the i | false:NOT stale i -> returns the number of items"]
+            vec!["1 item_stale [boolean] true:stale item -> touches the item | false:NOT stale item -> returns the number of items"]
         );
     }
 }

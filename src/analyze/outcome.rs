@@ -491,7 +491,13 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
     let subject = receiver.unwrap_or_else(|| words(cx.class_name));
     match name {
         "save!" | "save" => Outcome::new(format!("saves the {subject}"), false),
-        "update!" | "update" | "update_columns" | "update_column" => {
+        "update_column" | "update_attribute" => match call.args.first() {
+            Some(Node::Sym(attr) | Node::Str(attr)) => {
+                Outcome::new(format!("updates the {subject} {}", words(attr)), false)
+            }
+            _ => Outcome::new(format!("updates the {subject}"), false),
+        },
+        "update!" | "update" | "update_columns" => {
             Outcome::new(format!("updates the {subject}"), false)
         }
         "destroy!" | "destroy" | "delete" => Outcome::new(format!("destroys the {subject}"), false),

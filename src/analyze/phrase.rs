@@ -909,6 +909,8 @@ fn call_action(c: &Call) -> Option<String> {
         {
             return Some(format!("logs a {name} message"));
         }
+        // `"tag " << extra`: building a string is a value, not an action.
+        "<<" if matches!(recv, Some(Node::Str(_) | Node::Other { .. })) => return None,
         "push" | "<<" | "append" | "add" | "concat" | "unshift" | "insert" if recv.is_some() => {
             let base = recv.map_or_else(String::new, |r| match r {
                 // `text << "a" << "b"`: the string being built.

@@ -69,7 +69,7 @@ impl Walker<'_> {
         if arms.len() < 2 || !any_comparison {
             return None;
         }
-        let subject = subject?;
+        let subject = self.named_subject(&subject?);
         let (name, words) = condition::case_subject(&subject);
         let otherwise = otherwise_words(&arms, &last_band);
         let mut values: Vec<(Value, String)> = arms
