@@ -15,7 +15,7 @@ fn app_on_feature_branch() -> Project {
 fn redact(text: &str, p: &Project) -> String {
     let mut out = text.to_string();
     for rev in ["main", "HEAD"] {
-        if let Ok(id) = std::process::Command::new("git")
+        if let Ok(id) = git_command(p.root())
             .args(["rev-parse", rev])
             .current_dir(p.root())
             .output()

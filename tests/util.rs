@@ -49,12 +49,12 @@ impl Project {
 
     /// Runs the binary in the project root.
     pub fn run(&self, args: &[&str]) -> Run {
-        let output = Command::new(bin())
-            .args(args)
+        let mut cmd = Command::new(bin());
+        cmd.args(args)
             .current_dir(self.root())
-            .env_remove("RUST_BACKTRACE")
-            .output()
-            .expect("run rspec-scout");
+            .env_remove("RUST_BACKTRACE");
+        without_git_env(&mut cmd);
+        let output = cmd.output().expect("run rspec-scout");
         Run::from(output)
     }
 }
@@ -174,9 +174,33 @@ impl Project {
     }
 }
 
-/// A `git` command isolated from the user's configuration, with fixed dates.
+/// Git's environment variables that point a command at another repository. `git
+/// rebase --exec` and hooks set them for the commands they run; a test that inherited
+/// them would commit into the repository running the tests instead of its own.
+const GIT_ENV: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_PREFIX",
+];
+
+/// Removes [`GIT_ENV`] from a command's environment.
+pub fn without_git_env(cmd: &mut Command) {
+    for var in GIT_ENV {
+        cmd.env_remove(var);
+    }
+}
+
+/// A `git` command isolated from the user's configuration and from any repository the
+/// tests run inside, with fixed dates.
 pub fn git_command(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
+    without_git_env(&mut cmd);
     cmd.current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
