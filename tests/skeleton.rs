@@ -969,3 +969,68 @@ fn a_source_file_argument_finds_its_metadata() {
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(answer["error_code"], "METADATA_NOT_FOUND");
 }
+
+/// Every analyzed fixture file gives a skeleton that Ruby parses once its placeholders
+/// are filled (issue: 'every skeleton parses as Ruby once its placeholders are filled'),
+/// checked by Ruby itself (`ruby -c`), not only by prism.
+#[test]
+fn every_fixture_skeleton_parses_under_ruby_once_filled() {
+    let Some(ruby) = ruby() else {
+        return;
+    };
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.write(".claude/rspec-testing-config.yml", "project_type: rails\n");
+    let sources: Vec<String> = walk_rb(&p.root().join("app"))
+        .into_iter()
+        .chain(walk_rb(&p.root().join("lib")))
+        .map(|path| {
+            path.strip_prefix(p.root())
+                .expect("inside the project")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert!(sources.len() >= 15, "{sources:?}");
+    let mut checked = 0;
+    for source in &sources {
+        let run = p.run(&["analyze", source]);
+        assert_eq!(run.code, 0, "{source}: {}", run.stdout);
+        if run.stdout.contains("status: skipped") {
+            continue;
+        }
+        let skeleton = p.run(&["skeleton", source, "--stdout", "--mode", "full"]);
+        assert_eq!(skeleton.code, 0, "{source}: {}", skeleton.stdout);
+        let file = p.write("filled_spec.rb", fill(&skeleton.stdout));
+        let output = Command::new(&ruby)
+            .arg("-c")
+            .arg(&file)
+            .output()
+            .expect("run ruby -c");
+        assert!(
+            output.status.success(),
+            "{source}: {}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            fill(&skeleton.stdout)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} skeletons checked");
+}
+
+fn walk_rb(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk_rb(&path));
+        } else if path.extension().is_some_and(|e| e == "rb") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
