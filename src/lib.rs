@@ -21,7 +21,6 @@ pub mod metadata;
 pub mod naming;
 pub mod report;
 pub mod spec;
-pub mod synth;
 pub mod yaml;
 
 pub use error::{Error, Result};

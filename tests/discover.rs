@@ -139,8 +139,8 @@ fn a_large_answer_is_the_same_bytes_on_one_thread_and_on_four() {
     // Past a few hundred items the YAML answer's long lists are rendered in parallel
     // chunks; their order and bytes must not depend on the threads.
     let p = Project::new();
-    let files = rspec_scout::synth::generate(&rspec_scout::synth::Spec::new(120));
-    rspec_scout::synth::write(p.root(), &files).unwrap();
+    let files = crate::synth::generate(&crate::synth::Spec::new(120));
+    crate::synth::write(p.root(), &files).unwrap();
     let run = |threads: &str| {
         p.run(&[
             "discover",

@@ -8,6 +8,9 @@
 )]
 
 mod util;
+// The generator of Rails-shaped codebases the benchmarks use (dev tooling, not the library).
+#[path = "../benches/common/synth.rs"]
+mod synth;
 
 mod analyze;
 mod discover;

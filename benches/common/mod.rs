@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rspec_scout::config::ScopeRules;
 use rspec_scout::index::walk::{self, Scope, SourceFile};
-use rspec_scout::synth;
+pub mod synth;
 
 /// The binary's allocator, so the figures are the binary's.
 #[global_allocator]

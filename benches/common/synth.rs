@@ -5,6 +5,11 @@
 //! feature branch touching a few percent of the files.
 //!
 //! Deterministic: the same [`Spec`] always writes the same bytes.
+//!
+//! Dev tooling, not part of the library: the benches use it through `common`, the
+//! integration tests include this file. It drives git2 itself to build a history; the
+//! library's only door to git is `git/`.
+#![allow(dead_code)]
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -151,7 +156,7 @@ struct Plan {
 
 impl Plan {
     fn class_name(&self) -> String {
-        crate::naming::camelize(&format!("{}/{}", self.namespace, self.stem))
+        rspec_scout::naming::camelize(&format!("{}/{}", self.namespace, self.stem))
     }
 
     fn path(&self) -> String {
@@ -253,8 +258,8 @@ fn render(
     rng: &mut Rng,
 ) -> String {
     let mut out = String::with_capacity(4096);
-    let ns = crate::naming::camelize(plan.namespace);
-    let short = crate::naming::camelize(&plan.stem);
+    let ns = rspec_scout::naming::camelize(plan.namespace);
+    let short = rspec_scout::naming::camelize(&plan.stem);
     let _ = writeln!(out, "# frozen_string_literal: true\n\nmodule {ns}");
     match plan.kind {
         Kind::Model => {
@@ -444,6 +449,9 @@ fn stage_all(repo: &git2::Repository) -> Result<git2::Oid, git2::Error> {
 
 #[cfg(test)]
 mod tests {
+    // Run in the integration tests' binary; a bench built for checking keeps the module
+    // but not its tests.
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]
@@ -456,7 +464,7 @@ mod tests {
             .zip(&b)
             .all(|(x, y)| x.path == y.path && x.source == y.source));
         for f in &a {
-            let facts = crate::index::extract(&f.path, f.source.as_bytes());
+            let facts = rspec_scout::index::extract(&f.path, f.source.as_bytes());
             assert_eq!(
                 facts.diagnostic_count, 0,
                 "{}: {:?}\n{}",
@@ -468,7 +476,7 @@ mod tests {
                 f.path
             );
             assert!(
-                crate::naming::constant_matches_path(&f.class_name, &f.path),
+                rspec_scout::naming::constant_matches_path(&f.class_name, &f.path),
                 "{} {}",
                 f.class_name,
                 f.path
@@ -481,7 +489,7 @@ mod tests {
         let files = generate(&Spec::new(400));
         let locs: Vec<u32> = files
             .iter()
-            .map(|f| crate::index::extract(&f.path, f.source.as_bytes()).loc)
+            .map(|f| rspec_scout::index::extract(&f.path, f.source.as_bytes()).loc)
             .collect();
         assert!(locs.iter().any(|&l| l < 150));
         assert!(locs.iter().any(|&l| l > 300));
