@@ -2,7 +2,13 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+
+use rspec_scout::vocab::{
+    ConflictAction, ControllerLayout, ControllerPolicy, Format, LegacySpec, Progress, ProjectType,
+    SkeletonMode, Stage, TestLevel,
+};
 
 /// Tells an RSpec test-writing pipeline what to test in a Ruby/Rails codebase, in which
 /// order, and which cases each method has.
@@ -19,7 +25,7 @@ pub struct Cli {
     /// script printed (validate: its text protocol; test-config and skeleton: JSON;
     /// outline and strip-markers: text).
     #[arg(long, global = true, value_enum)]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
 
     /// Config file (default: .rspec-scout.yml at the root).
     #[arg(long, global = true, value_name = "FILE")]
@@ -30,8 +36,8 @@ pub struct Cli {
     pub quiet: bool,
 
     /// Progress for long runs: a bar on a terminal (auto), nothing, or JSON lines on stderr.
-    #[arg(long, global = true, value_enum, default_value_t = ProgressArg::Auto)]
-    pub progress: ProgressArg,
+    #[arg(long, global = true, value_enum, default_value_t = Progress::Auto)]
+    pub progress: Progress,
 
     /// Worker threads (default: one per core).
     #[arg(long, global = true, value_name = "N")]
@@ -40,28 +46,6 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// YAML.
-    Yaml,
-    /// JSON.
-    Json,
-    /// Text for people.
-    Text,
-}
-
-/// `--progress`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProgressArg {
-    /// A bar when stderr is a terminal.
-    Auto,
-    /// No progress.
-    Never,
-    /// JSON lines on stderr.
-    Json,
 }
 
 /// The commands.
@@ -168,11 +152,11 @@ pub struct TestConfigArgs {
     #[arg(value_name = "FILE")]
     pub metadata: PathBuf,
     /// Project type (default: the pipeline config, else detected from the Gemfile).
-    #[arg(long, value_parser = ["rails", "web", "service", "library"])]
-    pub project_type: Option<String>,
+    #[arg(long, value_enum)]
+    pub project_type: Option<ProjectType>,
     /// Test level for low-confidence methods (the answer to a needs_decision).
-    #[arg(long, value_parser = ["unit", "integration", "request"])]
-    pub low_confidence: Option<String>,
+    #[arg(long, value_enum)]
+    pub low_confidence: Option<TestLevel>,
 }
 
 /// `skeleton` arguments.
@@ -182,8 +166,8 @@ pub struct SkeletonArgs {
     #[arg(value_name = "METADATA")]
     pub metadata: PathBuf,
     /// Structure to print with --stdout.
-    #[arg(long, value_parser = ["full", "blocks", "outline"])]
-    pub mode: Option<String>,
+    #[arg(long, value_enum)]
+    pub mode: Option<SkeletonMode>,
     /// Print the structure instead of writing the spec file.
     #[arg(long)]
     pub stdout: bool,
@@ -191,20 +175,20 @@ pub struct SkeletonArgs {
     #[arg(long, value_name = "PATH")]
     pub spec: Option<PathBuf>,
     /// Project type (default: the pipeline config, else detected from the Gemfile).
-    #[arg(long, value_parser = ["rails", "web", "service", "library"])]
-    pub project_type: Option<String>,
+    #[arg(long, value_enum)]
+    pub project_type: Option<ProjectType>,
     /// Controller spec policy (default: rails.controllers.spec_policy, else request).
-    #[arg(long, value_parser = ["request", "controller", "ask"])]
-    pub controllers_policy: Option<String>,
+    #[arg(long, value_enum)]
+    pub controllers_policy: Option<ControllerPolicy>,
     /// Answer to a controller spec policy decision.
-    #[arg(long, value_parser = ["request", "controller"])]
-    pub controllers_choice: Option<String>,
+    #[arg(long, value_enum)]
+    pub controllers_choice: Option<ControllerLayout>,
     /// What to do with a legacy controller spec when writing request specs.
-    #[arg(long, value_parser = ["keep", "delete"])]
-    pub controllers_legacy: Option<String>,
+    #[arg(long, value_enum)]
+    pub controllers_legacy: Option<LegacySpec>,
     /// Default for new methods whose block already exists in the spec.
-    #[arg(long, value_parser = ["ask", "overwrite", "skip"])]
-    pub on_new_conflict: Option<String>,
+    #[arg(long, value_parser = actions(&["ask", "overwrite", "skip"]))]
+    pub on_new_conflict: Option<ConflictAction>,
     /// Per-method answer, METHOD_ID=overwrite|skip|beside (repeatable; setters like
     /// Foo#bar= work; beside only for a hand-written block).
     #[arg(long, value_name = "METHOD_ID=ACTION")]
@@ -212,8 +196,8 @@ pub struct SkeletonArgs {
     /// Default for methods whose block in the spec was written by a person (no
     /// rspec-testing markers): ask (a decision, exit 2), beside (keep it, add the generated
     /// block after it), overwrite (its examples are lost) or skip.
-    #[arg(long, value_parser = ["ask", "beside", "overwrite", "skip"])]
-    pub on_hand_written: Option<String>,
+    #[arg(long, value_parser = actions(&["ask", "beside", "overwrite", "skip"]))]
+    pub on_hand_written: Option<ConflictAction>,
     /// Per-method answer for a hand-written block, METHOD_ID=beside|overwrite|skip
     /// (repeatable).
     #[arg(long, value_name = "METHOD_ID=ACTION")]
@@ -233,8 +217,8 @@ pub struct ValidateArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The stage to check the files for.
-    #[arg(long, value_parser = ["discovery-agent", "code-analyzer", "spec-writer"], required_unless_present = "yaml")]
-    pub stage: Option<String>,
+    #[arg(long, value_enum, required_unless_present = "yaml")]
+    pub stage: Option<Stage>,
     /// Only check that each file loads as YAML (like validate_yaml.rb).
     #[arg(long, conflicts_with = "stage")]
     pub yaml: bool,
@@ -244,4 +228,9 @@ pub struct ValidateArgs {
     /// Also report, as errors, the rules the original validator never checked.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// A conflict action from the spellings a flag offers, in the order its help lists them.
+fn actions(names: &'static [&'static str]) -> impl TypedValueParser<Value = ConflictAction> {
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<ConflictAction>())
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::vocab::SideEffectKind;
 use crate::yaml;
 
 /// The file with this tool's own settings, at the root.
@@ -244,12 +245,8 @@ impl Config {
         }
         if let Some(rules) = file.side_effects {
             for rule in &rules {
-                if !crate::analyze::SIDE_EFFECT_TYPES.contains(&rule.kind.as_str()) {
-                    return Err(invalid(format!(
-                        "side_effects: type {:?} must be one of: {}",
-                        rule.kind,
-                        crate::analyze::SIDE_EFFECT_TYPES.join(", ")
-                    )));
+                if let Err(e) = rule.kind.parse::<SideEffectKind>() {
+                    return Err(invalid(format!("side_effects: type {e}")));
                 }
             }
             self.side_effects = rules;

@@ -21,6 +21,7 @@ pub mod metadata;
 pub mod naming;
 pub mod report;
 pub mod spec;
+pub mod vocab;
 pub mod yaml;
 
 pub use error::{Error, Result};

@@ -13,7 +13,7 @@ use rspec_scout::config::{git_root_of, Config};
 use rspec_scout::report::{Answer, Format, Progress};
 use rspec_scout::Error;
 
-use cli::{Cli, Command, FormatArg, ProgressArg};
+use cli::{Cli, Command};
 
 /// mimalloc: discovery and analysis make millions of small allocations (names, lists) on
 /// parallel threads, where glibc's malloc costs a third of `discover --all`'s time.
@@ -22,12 +22,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let format = match cli.format {
-        Some(FormatArg::Yaml) => Format::Yaml,
-        Some(FormatArg::Json) => Format::Json,
-        Some(FormatArg::Text) => Format::Text,
-        None => default_format(&cli.command),
-    };
+    let format = cli.format.unwrap_or_else(|| default_format(&cli.command));
     let answer = match run(&cli) {
         Ok(answer) => answer,
         Err(err) => Answer::from_error(&err),
@@ -58,11 +53,7 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
     if let Some(threads) = cli.threads {
         config.threads = threads;
     }
-    let progress = match cli.progress {
-        ProgressArg::Auto => Progress::Auto,
-        ProgressArg::Never => Progress::Never,
-        ProgressArg::Json => Progress::Json,
-    };
+    let progress = cli.progress;
     match &cli.command {
         Command::Symbols { paths } => app::symbols::run(&config, paths),
         Command::Discover(a) => app::discover::run(
@@ -94,24 +85,24 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
             &config,
             &app::test_config::Options {
                 metadata: a.metadata.clone(),
-                project_type: a.project_type.clone(),
-                low_confidence: a.low_confidence.clone(),
+                project_type: a.project_type,
+                low_confidence: a.low_confidence,
             },
         ),
         Command::Skeleton(a) => app::skeleton::run(
             &config,
             &app::skeleton::Options {
                 metadata: a.metadata.clone(),
-                mode: a.mode.clone(),
+                mode: a.mode,
                 stdout: a.stdout,
                 spec: a.spec.clone(),
-                project_type: a.project_type.clone(),
-                controllers_policy: a.controllers_policy.clone(),
-                controllers_choice: a.controllers_choice.clone(),
-                controllers_legacy: a.controllers_legacy.clone(),
-                on_new_conflict: a.on_new_conflict.clone(),
+                project_type: a.project_type,
+                controllers_policy: a.controllers_policy,
+                controllers_choice: a.controllers_choice,
+                controllers_legacy: a.controllers_legacy,
+                on_new_conflict: a.on_new_conflict,
                 new_conflict: a.new_conflict.clone(),
-                on_hand_written: a.on_hand_written.clone(),
+                on_hand_written: a.on_hand_written,
                 hand_written: a.hand_written.clone(),
                 only: a.only.clone(),
                 shared_examples_threshold: a.shared_examples_threshold,
@@ -131,7 +122,7 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
             &config,
             &app::validate::Options {
                 files: a.files.clone(),
-                stage: a.stage.clone(),
+                stage: a.stage,
                 yaml: a.yaml,
                 stdin: a.stdin,
                 strict: a.strict,

@@ -1,6 +1,8 @@
 //! Ruby and Rails naming: `camelize`, `underscore`, the constant a file path should define
 //! (Zeitwerk), slugs and spec paths. Pure string functions shared by every stage.
 
+use crate::vocab::ControllerLayout;
+
 /// `payment_gateway` → `PaymentGateway`; `billing/invoice` → `Billing::Invoice`.
 pub fn camelize(snake: &str) -> String {
     if snake.is_ascii() {
@@ -156,30 +158,20 @@ pub fn slug(path: &str) -> String {
     path.strip_suffix(".rb").unwrap_or(path).replace('/', "_")
 }
 
-/// How controller specs are laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ControllerSpecPolicy {
-    /// `spec/requests/{dir}/{name without _controller}_spec.rb` (the default).
-    #[default]
-    Request,
-    /// `spec/controllers/{rel}_spec.rb` (legacy controller specs).
-    Controller,
-}
-
 /// The spec path of a source path: `app/X.rb` → `spec/X_spec.rb`, `lib/X.rb` →
 /// `spec/lib/X_spec.rb`, controllers by `policy`. Components keep their prefix
 /// (`packs/billing/app/models/x.rb` → `packs/billing/spec/models/x_spec.rb`).
 /// Other paths have no conventional spec path.
-pub fn spec_path(path: &str, policy: ControllerSpecPolicy) -> Option<String> {
+pub fn spec_path(path: &str, policy: ControllerLayout) -> Option<String> {
     let (component, rest) = split_component(path);
     let stem = rest.strip_suffix(".rb")?;
     if let Some(controller) = stem.strip_prefix("app/controllers/") {
         return Some(match policy {
-            ControllerSpecPolicy::Request => {
+            ControllerLayout::Request => {
                 let base = controller.strip_suffix("_controller").unwrap_or(controller);
                 format!("{component}spec/requests/{base}_spec.rb")
             }
-            ControllerSpecPolicy::Controller => {
+            ControllerLayout::Controller => {
                 format!("{component}spec/controllers/{controller}_spec.rb")
             }
         });
@@ -306,7 +298,7 @@ mod tests {
 
     #[test]
     fn spec_paths_follow_the_pipeline_rules() {
-        let p = ControllerSpecPolicy::Request;
+        let p = ControllerLayout::Request;
         assert_eq!(
             spec_path("app/models/payment.rb", p).as_deref(),
             Some("spec/models/payment_spec.rb")
@@ -322,7 +314,7 @@ mod tests {
         assert_eq!(
             spec_path(
                 "app/controllers/admin/users_controller.rb",
-                ControllerSpecPolicy::Controller
+                ControllerLayout::Controller
             )
             .as_deref(),
             Some("spec/controllers/admin/users_controller_spec.rb")

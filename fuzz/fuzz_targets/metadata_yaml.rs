@@ -9,6 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use rspec_scout::metadata::validate::{validate, Checks, SpecFile, Stage};
 use rspec_scout::spec::test_config::{apply, decide, Inputs};
 use rspec_scout::spec::{generate, Mode};
+use rspec_scout::vocab::ProjectType;
 use rspec_scout::yaml::{self, Value};
 
 fuzz_target!(|data: &[u8]| {
@@ -42,13 +43,13 @@ fuzz_target!(|data: &[u8]| {
     let Value::Mapping(map) = value else {
         return;
     };
-    for project_type in ["rails", "library"] {
+    for project_type in [ProjectType::Rails, ProjectType::Library] {
         let inputs = Inputs {
-            project_type: project_type.to_string(),
+            project_type,
             detected: None,
         };
         if let Ok(mut decisions) = decide(&map, &inputs) {
-            decisions.resolve("integration");
+            decisions.resolve(rspec_scout::vocab::TestLevel::Integration);
             let mut copy = map.clone();
             let _ = apply(&mut copy, &decisions);
         }

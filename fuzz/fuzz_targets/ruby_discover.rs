@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use rspec_scout::config::ZoneThresholds;
 use rspec_scout::discover::{self, select::Filter, BaseVersion, Settings, Source};
 use rspec_scout::index::extract;
-use rspec_scout::naming::ControllerSpecPolicy;
+use rspec_scout::vocab::ControllerLayout;
 
 fuzz_target!(|data: &[u8]| {
     let (path, source) = match data.split_first() {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         select_all: data.len() % 2 == 0,
         filter: Filter::default(),
         zones: ZoneThresholds::default(),
-        spec_policy: ControllerSpecPolicy::Request,
+        spec_policy: ControllerLayout::Request,
         allow_red: true,
     };
     let plan = discover::plan(sources, &settings);

@@ -44,7 +44,7 @@ use outcome::TextContext;
 use types::{Lookup, TypeEnv};
 
 /// The side-effect types of the contract.
-pub const SIDE_EFFECT_TYPES: &[&str] = &["email", "webhook", "cache", "event", "external_api"];
+pub const SIDE_EFFECT_TYPES: &[&str] = crate::vocab::SideEffectKind::NAMES;
 
 /// A method to analyze.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,39 +3,7 @@
 
 use crate::yaml::Value;
 
-/// The five characteristic types of the contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CharType {
-    /// Two values `true`/`false`.
-    Boolean,
-    /// Two values `present`/`nil` (strings).
-    Presence,
-    /// Several named values.
-    Enum,
-    /// Numeric thresholds.
-    Range,
-    /// Ordered states (a state machine).
-    Sequential,
-}
-
-impl CharType {
-    /// The contract's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CharType::Boolean => "boolean",
-            CharType::Presence => "presence",
-            CharType::Enum => "enum",
-            CharType::Range => "range",
-            CharType::Sequential => "sequential",
-        }
-    }
-
-    /// Binary types, for the validator's level >= 2 wording rule.
-    pub fn is_binary(self, values: usize) -> bool {
-        matches!(self, CharType::Boolean | CharType::Presence)
-            || (self == CharType::Range && values == 2)
-    }
-}
+pub use crate::vocab::{BehaviorKind, CharType, SetupType};
 
 /// `source` of a characteristic.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,28 +17,6 @@ pub enum Source {
         /// The method called.
         method: String,
     },
-}
-
-/// `setup.type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SetupType {
-    /// A persisted record (factory).
-    Model,
-    /// A plain value or object.
-    Data,
-    /// Something the test does (a call, a session, time).
-    Action,
-}
-
-impl SetupType {
-    /// The contract's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SetupType::Model => "model",
-            SetupType::Data => "data",
-            SetupType::Action => "action",
-        }
-    }
 }
 
 /// `setup`.
@@ -91,28 +37,6 @@ pub struct BehaviorDraft {
     pub kind: BehaviorKind,
     /// The side-effect type, for side effects.
     pub subtype: Option<&'static str>,
-}
-
-/// `behaviors[].type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum BehaviorKind {
-    /// A terminal value's outcome.
-    Terminal,
-    /// A non-terminal leaf's outcome.
-    Success,
-    /// A side effect.
-    SideEffect,
-}
-
-impl BehaviorKind {
-    /// The contract's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BehaviorKind::Terminal => "terminal",
-            BehaviorKind::Success => "success",
-            BehaviorKind::SideEffect => "side_effect",
-        }
-    }
 }
 
 /// One value of a characteristic.

@@ -13,12 +13,13 @@ use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, Repo};
 use crate::index::{self, walk, Scope};
 use crate::metadata::{self, fields};
-use crate::naming::{self, ControllerSpecPolicy};
+use crate::naming;
 use crate::report::discover::{
     deps_out, kind_str, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer, SkippedFile,
     StoppedFile, Summary, Timings,
 };
 use crate::report::{Answer, Progress};
+use crate::vocab::{ControllerLayout, ControllerPolicy, DiscoverMode as Mode};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `discover`.
@@ -50,25 +51,6 @@ pub struct Options {
 
 /// Exit code of a stop (red zone with only new code).
 pub const STOP_EXIT: u8 = 3;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Branch,
-    Staged,
-    Single,
-    All,
-}
-
-impl Mode {
-    fn as_str(self) -> &'static str {
-        match self {
-            Mode::Branch => "branch",
-            Mode::Staged => "staged",
-            Mode::Single => "single",
-            Mode::All => "all",
-        }
-    }
-}
 
 /// A file to read, with what git says about it.
 #[derive(Debug, Clone)]
@@ -253,10 +235,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         true
     });
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    let spec_policy = match config.controllers_spec_policy.as_deref() {
-        Some("controller") => ControllerSpecPolicy::Controller,
-        _ => ControllerSpecPolicy::Request,
-    };
+    // A policy the config misspells writes request specs, as `ask` does.
+    let spec_policy = config
+        .controllers_spec_policy
+        .as_deref()
+        .and_then(ControllerPolicy::parse)
+        .map_or(ControllerLayout::Request, ControllerPolicy::layout);
     let settings = Settings {
         select_all: options.all,
         filter,

@@ -15,6 +15,7 @@ use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision, 
 use crate::spec::patch::{self, Conflict, Existing, PatchError, PatchMode};
 use crate::spec::source::{self, SpecText};
 use crate::spec::{self, ruby, Mode};
+use crate::vocab::{ControllerLayout, ControllerPolicy, LegacySpec, ProjectType};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `skeleton`.
@@ -22,27 +23,27 @@ use crate::yaml::{Mapping, Value};
 pub struct Options {
     /// The metadata file (or a source file, whose metadata is located).
     pub metadata: PathBuf,
-    /// `full`, `blocks` or `outline`; with `--stdout` only (default `blocks` there).
-    pub mode: Option<String>,
+    /// With `--stdout` only (default `blocks` there).
+    pub mode: Option<Mode>,
     /// Print the generated structure instead of writing the spec file.
     pub stdout: bool,
     /// Spec path overriding the metadata's `spec_path`.
     pub spec: Option<PathBuf>,
-    /// `rails|web|service|library`, overriding the config.
-    pub project_type: Option<String>,
-    /// `request|controller|ask`, overriding `rails.controllers.spec_policy`.
-    pub controllers_policy: Option<String>,
-    /// `request|controller`: the answer to a controller spec policy decision.
-    pub controllers_choice: Option<String>,
-    /// `keep|delete`: what to do with a legacy controller spec.
-    pub controllers_legacy: Option<String>,
-    /// `ask|overwrite|skip`: default for new methods whose block already exists.
-    pub on_new_conflict: Option<String>,
+    /// Overrides the config.
+    pub project_type: Option<ProjectType>,
+    /// Overrides `rails.controllers.spec_policy`.
+    pub controllers_policy: Option<ControllerPolicy>,
+    /// The answer to a controller spec policy decision.
+    pub controllers_choice: Option<ControllerLayout>,
+    /// What to do with a legacy controller spec.
+    pub controllers_legacy: Option<LegacySpec>,
+    /// `ask`, `overwrite` or `skip`: default for new methods whose block already exists.
+    pub on_new_conflict: Option<ConflictAction>,
     /// `METHOD_ID=overwrite|skip|beside`, per method (split at the last `=`, so setters
     /// work).
     pub new_conflict: Vec<String>,
-    /// `ask|beside|overwrite|skip`: default for methods whose block is hand-written.
-    pub on_hand_written: Option<String>,
+    /// Default for methods whose block is hand-written.
+    pub on_hand_written: Option<ConflictAction>,
     /// `METHOD_ID=beside|overwrite|skip`, per method, for hand-written blocks.
     pub hand_written: Vec<String>,
     /// Only these method ids.
@@ -108,11 +109,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         path: metadata_path.clone(),
     })?;
     if options.stdout {
-        let mode = match options.mode.as_deref() {
-            None => Mode::Blocks,
-            Some(m) => Mode::parse(m)
-                .ok_or_else(|| usage("--mode must be one of: full, blocks, outline"))?,
-        };
+        let mode = options.mode.unwrap_or_default();
         return structure(&metadata_path, &map, mode, threshold, &options.only);
     }
     Write {
@@ -209,18 +206,16 @@ struct Actions {
 
 impl Actions {
     fn read(options: &Options) -> Result<Self> {
-        let on_new = match options.on_new_conflict.as_deref() {
+        let on_new = match options.on_new_conflict {
             None => ConflictAction::Ask,
-            Some(a) => ConflictAction::parse(a)
-                .filter(|a| *a != ConflictAction::Beside)
-                .ok_or_else(|| usage("--on-new-conflict must be one of: ask, overwrite, skip"))?,
+            Some(ConflictAction::Beside) => {
+                return Err(usage(
+                    "--on-new-conflict must be one of: ask, overwrite, skip",
+                ))
+            }
+            Some(a) => a,
         };
-        let on_hand = match options.on_hand_written.as_deref() {
-            None => ConflictAction::Ask,
-            Some(a) => ConflictAction::parse(a).ok_or_else(|| {
-                usage("--on-hand-written must be one of: ask, beside, overwrite, skip")
-            })?,
-        };
+        let on_hand = options.on_hand_written.unwrap_or(ConflictAction::Ask);
         Ok(Actions {
             on_new,
             new: materialize::parse_new_conflicts(&options.new_conflict).map_err(|m| usage(&m))?,
@@ -342,27 +337,29 @@ impl Write<'_> {
         }
         // The original stops when no project type is configured; like `test-config`, the
         // flag wins, then the configuration, then detection at the project root.
-        let (project_type, _) = super::test_config::project_type(
-            self.config,
-            options.project_type.as_ref(),
-            self.root,
-        )?;
+        let (project_type, _) =
+            super::test_config::project_type(self.config, options.project_type, self.root)?;
+        // A policy the config misspells writes request specs, as `request` does.
         let policy = options
             .controllers_policy
-            .clone()
-            .or_else(|| self.config.controllers_spec_policy.clone())
-            .unwrap_or_else(|| "request".to_string());
+            .or_else(|| {
+                (self.config.controllers_spec_policy.as_deref()).and_then(ControllerPolicy::parse)
+            })
+            .unwrap_or(ControllerPolicy::Request);
         let actions = Actions::read(options)?;
         // Rails controllers: request or legacy controller spec.
-        let mut controller: Option<(ControllerState, String)> = None;
-        if project_type == "rails" {
+        let mut controller: Option<(ControllerState, ControllerLayout)> = None;
+        if project_type == ProjectType::Rails {
             if let Some(paths) = materialize::controller_paths(&source_file) {
                 let state = ControllerState {
                     preferred_exists: self.root.join(&paths.preferred).exists(),
                     legacy_exists: self.root.join(&paths.legacy).exists(),
                     paths,
                 };
-                if policy == "ask" && options.controllers_choice.is_none() && state.legacy_exists {
+                if policy == ControllerPolicy::Ask
+                    && options.controllers_choice.is_none()
+                    && state.legacy_exists
+                {
                     let decision = if state.preferred_exists {
                         materialize::controllers_dual_specs(&source_file, &state)
                     } else {
@@ -370,16 +367,8 @@ impl Write<'_> {
                     };
                     return Ok(needs_decision(vec![decision]));
                 }
-                let mode = options
-                    .controllers_choice
-                    .clone()
-                    .unwrap_or_else(|| policy.clone());
-                let mode = if mode == "controller" {
-                    mode
-                } else {
-                    "request".to_string()
-                };
-                spec_rel = if mode == "controller" && state.legacy_exists {
+                let mode = options.controllers_choice.unwrap_or(policy.layout());
+                spec_rel = if mode == ControllerLayout::Controller && state.legacy_exists {
                     state.paths.legacy.clone()
                 } else {
                     state.paths.preferred.clone()
@@ -394,7 +383,10 @@ impl Write<'_> {
         // Every decision is asked before any file is touched.
         let mut decisions = Vec::new();
         if let Some((state, mode)) = &controller {
-            if mode == "request" && state.legacy_exists && options.controllers_legacy.is_none() {
+            if *mode == ControllerLayout::Request
+                && state.legacy_exists
+                && options.controllers_legacy.is_none()
+            {
                 decisions.push(materialize::controllers_legacy_cleanup(&source_file, state));
             }
         }
@@ -417,7 +409,7 @@ impl Write<'_> {
             Some(text) => (text, None),
             None => {
                 let helper = self.config.rspec_helper.clone().unwrap_or_else(|| {
-                    if project_type == "rails" {
+                    if project_type == ProjectType::Rails {
                         "rails_helper"
                     } else {
                         "spec_helper"
@@ -470,8 +462,8 @@ impl Write<'_> {
         let mut deleted = None;
         if let Some((state, mode)) = &controller {
             let legacy = &state.paths.legacy;
-            if mode == "request"
-                && options.controllers_legacy.as_deref() == Some("delete")
+            if *mode == ControllerLayout::Request
+                && options.controllers_legacy == Some(LegacySpec::Delete)
                 && legacy != &spec_rel
                 && self.root.join(legacy).exists()
             {

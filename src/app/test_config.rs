@@ -18,34 +18,22 @@ use crate::config::{Config, PIPELINE_CONFIG_FILE};
 use crate::error::{Error, Result};
 use crate::metadata;
 use crate::report::Answer;
-use crate::spec::test_config::{
-    self as decisions, Decisions, Inputs, Problem, ProjectFacts, LOW_CONFIDENCE_CHOICES,
-    PROJECT_TYPES,
-};
+use crate::spec::test_config::{self as decisions, Decisions, Inputs, Problem, ProjectFacts};
+use crate::vocab::{ProjectType, TestLevel};
 
 /// Options of `test-config`.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The metadata file (or a source file, whose metadata is located).
     pub metadata: PathBuf,
-    /// `rails|web|service|library`, overriding the config.
-    pub project_type: Option<String>,
-    /// The answer to a `needs_decision`: `unit|integration|request`.
-    pub low_confidence: Option<String>,
+    /// Overrides the config.
+    pub project_type: Option<ProjectType>,
+    /// The answer to a `needs_decision`.
+    pub low_confidence: Option<TestLevel>,
 }
 
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
-    if let Some(choice) = &options.low_confidence {
-        if !LOW_CONFIDENCE_CHOICES.contains(&choice.as_str()) {
-            return Err(Error::Usage {
-                message: format!(
-                    "--low-confidence must be one of: {}",
-                    LOW_CONFIDENCE_CHOICES.join(", ")
-                ),
-            });
-        }
-    }
     let target = resolve(config, &options.metadata);
     if !target.path.exists() {
         return Err(Error::MetadataNotFound {
@@ -59,7 +47,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         });
     };
     let (project_type, detected) =
-        project_type(config, options.project_type.as_ref(), &target.project_root)?;
+        project_type(config, options.project_type, &target.project_root)?;
     let inputs = Inputs {
         project_type,
         detected,
@@ -80,7 +68,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         .map(|m| m.method_id.clone())
         .collect();
     if !low.is_empty() {
-        match &options.low_confidence {
+        match options.low_confidence {
             None => return Ok(with_warnings(needs_decision(&decided), config)),
             Some(choice) => decided.resolve(choice),
         }
@@ -128,19 +116,11 @@ fn resolve(config: &Config, file: &Path) -> Target {
 /// the decision-trace line saying how it was detected. `skeleton` resolves it the same way.
 pub(crate) fn project_type(
     config: &Config,
-    flag: Option<&String>,
+    flag: Option<ProjectType>,
     project_root: &Path,
-) -> Result<(String, Option<String>)> {
+) -> Result<(ProjectType, Option<String>)> {
     if let Some(flag) = flag {
-        if !PROJECT_TYPES.contains(&flag.as_str()) {
-            return Err(Error::Usage {
-                message: format!(
-                    "--project-type must be one of: {}",
-                    PROJECT_TYPES.join(", ")
-                ),
-            });
-        }
-        return Ok((flag.clone(), None));
+        return Ok((flag, None));
     }
     let own = (project_root != config.root)
         .then(|| Config::load(project_root.to_path_buf(), None).ok())
@@ -150,19 +130,19 @@ pub(crate) fn project_type(
         .or_else(|| config.project_type.clone())
         .filter(|t| !crate::metadata::validate::ruby::strip(t).is_empty());
     if let Some(configured) = configured {
-        if !PROJECT_TYPES.contains(&configured.as_str()) {
+        let Some(kind) = ProjectType::parse(&configured) else {
             return Err(Error::ConfigInvalid {
                 path: project_root.join(PIPELINE_CONFIG_FILE),
                 reason: format!(
                     "project_type must be one of: {} (got {configured:?})",
-                    PROJECT_TYPES.join(", ")
+                    ProjectType::NAMES.join(", ")
                 ),
             });
-        }
-        return Ok((configured, None));
+        };
+        return Ok((kind, None));
     }
     let (detected, line) = decisions::detect_project_type(&project_facts(project_root));
-    Ok((detected.to_string(), Some(line)))
+    Ok((detected, Some(line)))
 }
 
 fn project_facts(root: &Path) -> ProjectFacts {
@@ -262,7 +242,7 @@ struct Decision {
     decision: &'static str,
     title: &'static str,
     question: String,
-    recommended_action: &'static str,
+    recommended_action: TestLevel,
     context: DecisionContext,
     choices: Vec<Choice>,
 }
@@ -278,7 +258,7 @@ struct DecisionContext {
 #[derive(Debug, Serialize)]
 struct LowMethod {
     method_id: String,
-    suggested_test_level: String,
+    suggested_test_level: TestLevel,
     signals: Signals,
     decision_trace: Vec<String>,
 }
@@ -293,7 +273,7 @@ struct Signals {
 
 #[derive(Debug, Serialize)]
 struct Choice {
-    action: &'static str,
+    action: TestLevel,
     label: &'static str,
     flag: String,
 }
@@ -304,7 +284,7 @@ fn needs_decision(decided: &Decisions) -> Answer {
         .into_iter()
         .map(|m| LowMethod {
             method_id: m.method_id.clone(),
-            suggested_test_level: m.test_level.clone(),
+            suggested_test_level: m.test_level,
             signals: Signals {
                 uses_db: m.uses_db,
                 uses_external_http: m.uses_external_http,
@@ -418,24 +398,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut config = Config::defaults(dir.path().to_path_buf());
         let mut options = Options {
-            project_type: Some("web".to_string()),
+            project_type: Some(ProjectType::Web),
             ..Options::default()
         };
         assert_eq!(
-            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap(),
-            ("web".to_string(), None)
+            project_type(&config, options.project_type, dir.path()).unwrap(),
+            (ProjectType::Web, None)
         );
         options.project_type = None;
         config.project_type = Some("library".to_string());
         assert_eq!(
-            project_type(&config, options.project_type.as_ref(), dir.path())
+            project_type(&config, options.project_type, dir.path())
                 .unwrap()
                 .0,
-            "library"
+            ProjectType::Library
         );
         config.project_type = Some("desktop".to_string());
         assert_eq!(
-            project_type(&config, options.project_type.as_ref(), dir.path())
+            project_type(&config, options.project_type, dir.path())
                 .unwrap_err()
                 .code(),
             "CONFIG_INVALID"
@@ -443,9 +423,9 @@ mod tests {
         config.project_type = None;
         std::fs::write(dir.path().join("Gemfile"), "gem 'rails'\n").unwrap();
         assert_eq!(
-            project_type(&config, options.project_type.as_ref(), dir.path()).unwrap(),
+            project_type(&config, options.project_type, dir.path()).unwrap(),
             (
-                "rails".to_string(),
+                ProjectType::Rails,
                 Some("project_type detected: rails (Gemfile has gem 'rails')".to_string())
             )
         );

@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::metadata::validate::{self, Checks, SpecFile, Stage, STAGE_NAMES};
+use crate::metadata::validate::{self, Checks, SpecFile, Stage};
 use crate::report::Answer;
 use crate::yaml;
 
@@ -32,8 +32,8 @@ use crate::yaml;
 pub struct Options {
     /// Metadata files (or YAML files with `yaml`).
     pub files: Vec<PathBuf>,
-    /// `discovery-agent`, `code-analyzer` or `spec-writer`.
-    pub stage: Option<String>,
+    /// The stage to check for (required without `yaml`).
+    pub stage: Option<Stage>,
     /// Only check that each input loads (validate_yaml.rb).
     pub yaml: bool,
     /// With `yaml`: read standard input too.
@@ -58,10 +58,10 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         };
         return Ok(yaml_answer(&options.files, stdin));
     }
-    let Some(stage) = options.stage.as_deref().and_then(Stage::parse) else {
+    let Some(stage) = options.stage else {
         return Ok(usage_error(&format!(
             "--stage must be one of: {}",
-            STAGE_NAMES.join(", ")
+            Stage::NAMES.join(", ")
         )));
     };
     if options.files.is_empty() {
@@ -263,7 +263,7 @@ fn stage_answer(stage: Stage, strict: bool, results: &[FileResult]) -> Answer {
     }
     let body = StageAnswer {
         status: status_name(exit_code),
-        stage: Some(stage.name()),
+        stage: Some(stage.as_str()),
         strict,
         error: None,
         files: results

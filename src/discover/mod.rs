@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
 use crate::index::{Diagnostic, FileFacts, MethodKind, NameList};
-use crate::naming::{self, ControllerSpecPolicy};
+use crate::naming;
+use crate::vocab::ControllerLayout;
 
 pub use deps::Deps;
 pub use modes::MethodMode;
@@ -61,7 +62,7 @@ pub struct Settings {
     /// Zone thresholds.
     pub zones: ZoneThresholds,
     /// Controller spec layout.
-    pub spec_policy: ControllerSpecPolicy,
+    pub spec_policy: ControllerLayout,
     /// Proceed past the red-zone stop.
     pub allow_red: bool,
 }
@@ -596,7 +597,7 @@ mod tests {
             select_all: false,
             filter: select::Filter::default(),
             zones: ZoneThresholds::default(),
-            spec_policy: ControllerSpecPolicy::Request,
+            spec_policy: ControllerLayout::Request,
             allow_red: false,
         }
     }

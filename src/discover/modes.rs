@@ -3,32 +3,9 @@
 //! public method whose absorbed private methods are new or changed is `modified` too;
 //! everything else is `unchanged`. Moving or re-indenting a method changes nothing.
 
-use serde::Serialize;
-
 use crate::index::{FileFacts, MethodFacts};
 
-/// The contract's `method_mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MethodMode {
-    /// Not in the base (every method of an added file).
-    New,
-    /// Its own text changed, or a private method it absorbs did.
-    Modified,
-    /// Same as in the base.
-    Unchanged,
-}
-
-impl MethodMode {
-    /// The contract's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MethodMode::New => "new",
-            MethodMode::Modified => "modified",
-            MethodMode::Unchanged => "unchanged",
-        }
-    }
-}
+pub use crate::vocab::MethodMode;
 
 /// The mode of every method of `current` (same order), against `base` (`None`: the file
 /// did not exist). `absorbed(i)` lists the methods public method `i` absorbs (indices into

@@ -1,20 +1,8 @@
 //! Complexity zones: green, yellow or red by the worst of LOC and method count.
 
-use serde::Serialize;
-
 use crate::config::ZoneThresholds;
 
-/// A file's complexity zone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Zone {
-    /// Below both yellow marks.
-    Green,
-    /// At or above a yellow mark, not above a red one.
-    Yellow,
-    /// Above a red mark.
-    Red,
-}
+pub use crate::vocab::Zone;
 
 /// The zone of a file with `loc` code lines and `methods` methods.
 pub fn zone(loc: u32, methods: usize, t: &ZoneThresholds) -> Zone {

@@ -10,19 +10,7 @@ use git2::{Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
 
 use crate::error::{Error, Result};
 
-/// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
-    /// New in the working tree or index (also untracked, not ignored).
-    Added,
-    /// Changed content.
-    Modified,
-    /// Moved (and maybe changed); counts as modified under the new path.
-    Renamed,
-    /// Gone from the working tree.
-    Deleted,
-}
+pub use crate::vocab::ChangeKind;
 
 /// One changed file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -9,45 +9,13 @@
 //! ones that decide a message. Where the original crashes on a malformed file (a Ruby
 //! exception and a backtrace), we report the error the file deserves and go on.
 
+use crate::vocab::{
+    BehaviorKind, CharType, Confidence, IsolationMode, MethodMode, MethodType, SetupType,
+    SideEffectKind, SourceKind, TestLevel, Zone,
+};
 use crate::yaml::{Mapping, Value};
 
-/// The stages a metadata file can be validated for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// After discovery: `source_file`, `class_name`, `spec_path`, `complexity`,
-    /// `methods_to_analyze`.
-    DiscoveryAgent,
-    /// After code analysis: `slug`, `source_mtime`, the behavior bank, `methods[]` with
-    /// characteristics and side effects.
-    CodeAnalyzer,
-    /// After the spec is written: `test_config` of every method, the spec file itself.
-    SpecWriter,
-}
-
-/// The stage names, as the command line and the original spell them.
-pub const STAGE_NAMES: &[&str] = &["discovery-agent", "code-analyzer", "spec-writer"];
-
-impl Stage {
-    /// The stage for a command-line name (`discovery-agent`, `code-analyzer`,
-    /// `spec-writer`).
-    pub fn parse(name: &str) -> Option<Stage> {
-        match name {
-            "discovery-agent" => Some(Stage::DiscoveryAgent),
-            "code-analyzer" => Some(Stage::CodeAnalyzer),
-            "spec-writer" => Some(Stage::SpecWriter),
-            _ => None,
-        }
-    }
-
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::DiscoveryAgent => "discovery-agent",
-            Stage::CodeAnalyzer => "code-analyzer",
-            Stage::SpecWriter => "spec-writer",
-        }
-    }
-}
+pub use crate::vocab::Stage;
 
 /// What the spec-writer stage found at `spec_path`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,17 +64,6 @@ pub fn validate(stage: Stage, metadata: &Value, checks: &Checks<'_>) -> Outcome 
     }
     v.finish()
 }
-
-const METHOD_MODES: &[&str] = &["new", "modified", "unchanged"];
-const METHOD_TYPES: &[&str] = &["instance", "class"];
-const SOURCE_KINDS: &[&str] = &["internal", "external"];
-const SETUP_TYPES: &[&str] = &["model", "data", "action"];
-const TEST_LEVELS: &[&str] = &["unit", "integration", "request"];
-const CONFIDENCES: &[&str] = &["high", "medium", "low"];
-const ISOLATIONS: &[&str] = &["real", "stubbed", "none"];
-const CHARACTERISTIC_TYPES: &[&str] = &["boolean", "presence", "enum", "range", "sequential"];
-const BEHAVIOR_TYPES: &[&str] = &["terminal", "success", "side_effect"];
-const ZONES: &[&str] = &["green", "yellow", "red"];
 
 #[derive(Default)]
 struct Validator {
@@ -199,7 +156,7 @@ impl Validator {
         if let Some(Value::Mapping(c)) = complexity {
             self.string(get(c, "zone"), "complexity.zone");
             if strict && ruby::is_present_string(get(c, "zone")) {
-                self.strict_one_of(get(c, "zone"), "complexity.zone", ZONES);
+                self.strict_one_of(get(c, "zone"), "complexity.zone", Zone::NAMES);
             }
         }
 
@@ -223,7 +180,7 @@ impl Validator {
             self.one_of(
                 get(m, "method_mode"),
                 &format!("{label}.method_mode"),
-                METHOD_MODES,
+                MethodMode::NAMES,
             );
             self.boolean(get(m, "selected"), &format!("{label}.selected"));
             let line_range = get(m, "line_range");
@@ -369,12 +326,16 @@ impl Validator {
     }
 
     fn strict_behavior(&mut self, label: &str, b: &Mapping) {
-        self.strict_one_of(get(b, "type"), &format!("{label}.type"), BEHAVIOR_TYPES);
+        self.strict_one_of(
+            get(b, "type"),
+            &format!("{label}.type"),
+            BehaviorKind::NAMES,
+        );
         if get(b, "type").and_then(Value::as_str) == Some("side_effect") {
             self.strict_one_of(
                 get(b, "subtype"),
                 &format!("{label}.subtype"),
-                crate::analyze::SIDE_EFFECT_TYPES,
+                SideEffectKind::NAMES,
             );
         }
         if let Some(enabled) = get(b, "enabled") {
@@ -434,12 +395,12 @@ impl Validator {
     ) {
         let label = format!("methods[{idx}]");
         self.string(get(m, "name"), &format!("{label}.name"));
-        self.one_of(get(m, "type"), &format!("{label}.type"), METHOD_TYPES);
+        self.one_of(get(m, "type"), &format!("{label}.type"), MethodType::NAMES);
         self.boolean(get(m, "analyzed"), &format!("{label}.analyzed"));
         self.one_of(
             get(m, "method_mode"),
             &format!("{label}.method_mode"),
-            METHOD_MODES,
+            MethodMode::NAMES,
         );
         let characteristics = get(m, "characteristics");
         self.array(characteristics, &format!("{label}.characteristics"));
@@ -518,7 +479,7 @@ impl Validator {
                 self.strict_one_of(
                     get(e, "type"),
                     &format!("{elabel}.type"),
-                    crate::analyze::SIDE_EFFECT_TYPES,
+                    SideEffectKind::NAMES,
                 );
             }
         }
@@ -537,7 +498,7 @@ impl Validator {
             self.one_of(
                 get(source, "kind"),
                 &format!("{label}.source.kind"),
-                SOURCE_KINDS,
+                SourceKind::NAMES,
             );
             if strict && get(source, "kind").and_then(Value::as_str) == Some("external") {
                 for key in ["class", "method"] {
@@ -555,16 +516,12 @@ impl Validator {
             self.one_of(
                 get(setup, "type"),
                 &format!("{label}.setup.type"),
-                SETUP_TYPES,
+                SetupType::NAMES,
             );
         }
         if strict {
             if ruby::is_present_string(get(c, "type")) {
-                self.strict_one_of(
-                    get(c, "type"),
-                    &format!("{label}.type"),
-                    CHARACTERISTIC_TYPES,
-                );
+                self.strict_one_of(get(c, "type"), &format!("{label}.type"), CharType::NAMES);
             }
             if let Some(when_parent) = get(c, "when_parent") {
                 if !matches!(when_parent, Value::Sequence(_) | Value::Null) {
@@ -755,12 +712,12 @@ impl Validator {
             self.one_of(
                 get(tc, "test_level"),
                 &format!("{label}.test_level"),
-                TEST_LEVELS,
+                TestLevel::NAMES,
             );
             self.one_of(
                 get(tc, "confidence"),
                 &format!("{label}.confidence"),
-                CONFIDENCES,
+                Confidence::NAMES,
             );
             if checks.strict && get(tc, "confidence").and_then(Value::as_str) == Some("low") {
                 self.strict.push(format!(
@@ -774,7 +731,7 @@ impl Validator {
                     self.one_of(
                         get(isolation, knob),
                         &format!("{label}.isolation.{knob}"),
-                        ISOLATIONS,
+                        IsolationMode::NAMES,
                     );
                 }
             }

@@ -11,29 +11,7 @@ use serde_yaml::Value;
 use crate::error::Error;
 use crate::yaml;
 
-/// Output format of an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    /// YAML (the default; what agents read).
-    #[default]
-    Yaml,
-    /// JSON, one document.
-    Json,
-    /// Text for a person at a terminal.
-    Text,
-}
-
-/// How to report progress on long runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Progress {
-    /// A bar when stderr is a terminal.
-    #[default]
-    Auto,
-    /// None.
-    Never,
-    /// JSON lines on stderr.
-    Json,
-}
+pub use crate::vocab::{Format, Progress};
 
 /// An answer too large to hold as a value: written straight to the output in the format
 /// asked for, when it is printed (`discover`'s plan can hold hundreds of thousands of

@@ -7,32 +7,7 @@ use serde::Serialize;
 
 use crate::yaml::{Mapping, Value};
 
-/// What to do with a method whose block already exists in the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConflictAction {
-    /// Stop with a decision (`new_method_conflict` or `hand_written_block`).
-    Ask,
-    /// Replace the block.
-    Overwrite,
-    /// Leave the block and add nothing.
-    Skip,
-    /// Leave the block and add the generated block right after it (hand-written blocks
-    /// only: a generated block beside a generated block would describe the method twice).
-    Beside,
-}
-
-impl ConflictAction {
-    /// `ask`, `overwrite`, `skip` or `beside`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ask" => Some(ConflictAction::Ask),
-            "overwrite" => Some(ConflictAction::Overwrite),
-            "skip" => Some(ConflictAction::Skip),
-            "beside" => Some(ConflictAction::Beside),
-            _ => None,
-        }
-    }
-}
+pub use crate::vocab::ConflictAction;
 
 /// Parses `--new-conflict METHOD_ID=ACTION` flags. The value is split at its **last** `=`,
 /// so setters work (`Foo#bar==skip` is `Foo#bar=` → skip). A later flag for the same id

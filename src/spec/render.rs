@@ -13,39 +13,7 @@ pub const SETUP_CODE: &str = "{SETUP_CODE}";
 /// Once per example: its expectation.
 pub const EXPECTATION: &str = "{EXPECTATION}";
 
-/// What to render.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// A whole spec file: `# frozen_string_literal: true`, `RSpec.describe`, the method
-    /// blocks with no blank line between them, `end`.
-    Full,
-    /// The method blocks only, separated by one blank line (for patching a spec).
-    #[default]
-    Blocks,
-    /// `RSpec.describe` with describe/context/it lines only.
-    Outline,
-}
-
-impl Mode {
-    /// `full`, `blocks` or `outline`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "full" => Some(Mode::Full),
-            "blocks" => Some(Mode::Blocks),
-            "outline" => Some(Mode::Outline),
-            _ => None,
-        }
-    }
-
-    /// The mode's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Full => "full",
-            Mode::Blocks => "blocks",
-            Mode::Outline => "outline",
-        }
-    }
-}
+pub use crate::vocab::SkeletonMode as Mode;
 
 /// Renders `methods` of class `class_name` (without a final newline). Errors are the
 /// generator's "Cannot generate structure" reasons.

@@ -8,18 +8,14 @@
 //! pure function of what the caller found at the project root ([`detect_project_type`]).
 
 use crate::metadata::validate::ruby;
+use crate::vocab::{Confidence, IsolationMode, ProjectType, TestLevel};
 use crate::yaml::{Mapping, Value};
 
-/// The project types the decision table knows.
-pub const PROJECT_TYPES: &[&str] = &["rails", "web", "service", "library"];
-/// The answers to a low-confidence decision.
-pub const LOW_CONFIDENCE_CHOICES: &[&str] = &["unit", "integration", "request"];
-
 /// What the decisions depend on besides the metadata.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Inputs {
-    /// `rails`, `web`, `service` or `library`.
-    pub project_type: String,
+    /// The project type the table assumes.
+    pub project_type: ProjectType,
     /// A trace line saying how the project type was detected, inserted after
     /// `project_type: X` (the original never detects, so its traces never have it).
     pub detected: Option<String>,
@@ -47,15 +43,47 @@ impl Problem {
     }
 }
 
-/// The isolation knobs: each `real`, `stubbed` or `none`.
+/// The isolation knobs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Isolation {
     /// The database.
-    pub db: &'static str,
+    pub db: IsolationMode,
     /// Outgoing HTTP.
-    pub external_http: &'static str,
+    pub external_http: IsolationMode,
     /// Queues, mail, events, webhooks.
-    pub queue: &'static str,
+    pub queue: IsolationMode,
+}
+
+impl Isolation {
+    /// The knobs for a test level: the database is real in request and integration tests
+    /// that use it and stubbed in unit tests; HTTP and queues are stubbed when used.
+    fn of(level: TestLevel, uses: &Uses) -> Isolation {
+        let stubbed_if = |used: bool| {
+            if used {
+                IsolationMode::Stubbed
+            } else {
+                IsolationMode::None
+            }
+        };
+        Isolation {
+            db: match level {
+                TestLevel::Request => IsolationMode::Real,
+                TestLevel::Integration if uses.db => IsolationMode::Real,
+                _ => stubbed_if(uses.db),
+            },
+            external_http: stubbed_if(uses.external_http),
+            queue: stubbed_if(uses.queue),
+        }
+    }
+}
+
+/// What a method touches, as the table reads it from the metadata.
+#[derive(Debug, Clone, Copy)]
+struct Uses {
+    db: bool,
+    external_http: bool,
+    queue: bool,
+    pure: bool,
 }
 
 /// The decision for one method.
@@ -71,12 +99,12 @@ pub struct MethodDecision {
     pub uses_queue: bool,
     /// None of the above and no side effects.
     pub is_pure: bool,
-    /// `unit`, `integration` or `request`.
-    pub test_level: String,
+    /// The test level.
+    pub test_level: TestLevel,
     /// The isolation knobs.
     pub isolation: Isolation,
-    /// `high`, `medium` or `low`.
-    pub confidence: &'static str,
+    /// How sure the table is.
+    pub confidence: Confidence,
     /// Why, in the original's exact strings.
     pub decision_trace: Vec<String>,
 }
@@ -100,35 +128,35 @@ impl Decisions {
         self.methods
             .iter()
             .flatten()
-            .filter(|m| m.confidence == "low")
+            .filter(|m| m.confidence == Confidence::Low)
             .collect()
     }
 
     /// The test level to recommend for the low-confidence methods: `integration` when any of
     /// them suggests it, else `unit`.
-    pub fn recommended_action(&self) -> &'static str {
+    pub fn recommended_action(&self) -> TestLevel {
         if self
             .low_confidence()
             .iter()
-            .any(|m| m.test_level == "integration")
+            .any(|m| m.test_level == TestLevel::Integration)
         {
-            "integration"
+            TestLevel::Integration
         } else {
-            "unit"
+            TestLevel::Unit
         }
     }
 
     /// The choices offered for low-confidence methods (`request` for controllers only).
-    pub fn choices(&self) -> Vec<(&'static str, &'static str)> {
+    pub fn choices(&self) -> Vec<(TestLevel, &'static str)> {
         let mut choices = vec![
-            ("unit", "Unit — faster, more stubs/mocks"),
+            (TestLevel::Unit, "Unit — faster, more stubs/mocks"),
             (
-                "integration",
+                TestLevel::Integration,
                 "Integration — real DB, external HTTP stubbed",
             ),
         ];
         if self.file_type == "controller" {
-            choices.push(("request", "Request — full endpoint (controller)"));
+            choices.push((TestLevel::Request, "Request — full endpoint (controller)"));
         }
         choices
     }
@@ -136,28 +164,27 @@ impl Decisions {
     /// Resolves the low-confidence methods with the caller's choice (`--low-confidence`):
     /// each gets that test level, `high` confidence, recomputed isolation and the override
     /// trace line. Other methods keep what was computed.
-    pub fn resolve(&mut self, choice: &str) {
+    pub fn resolve(&mut self, choice: TestLevel) {
         for m in self.methods.iter_mut().flatten() {
-            if m.confidence != "low" {
+            if m.confidence != Confidence::Low {
                 continue;
             }
             m.decision_trace
                 .push(format!("user_override_low_confidence: {choice}"));
-            m.test_level = choice.to_string();
-            m.confidence = "high";
-            m.isolation.db = match choice {
-                "request" => "real",
-                "integration" if m.uses_db => "real",
-                "integration" => "none",
-                _ if m.uses_db => "stubbed",
-                _ => "none",
-            };
-            m.isolation.external_http = if m.uses_external_http {
-                "stubbed"
-            } else {
-                "none"
-            };
-            m.isolation.queue = if m.uses_queue { "stubbed" } else { "none" };
+            m.test_level = choice;
+            m.confidence = Confidence::High;
+            m.isolation = Isolation::of(choice, &m.uses());
+        }
+    }
+}
+
+impl MethodDecision {
+    fn uses(&self) -> Uses {
+        Uses {
+            db: self.uses_db,
+            external_http: self.uses_external_http,
+            queue: self.uses_queue,
+            pure: self.is_pure,
         }
     }
 }
@@ -290,8 +317,7 @@ fn decide_method(
 ) -> Option<MethodDecision> {
     let name = ruby::to_s(m.get("name").unwrap_or(&Value::Null));
     let method_id = method_id(class_name, m)?;
-    let characteristics = array(m, "characteristics");
-    let dependencies = array(m, "dependencies");
+    let dependencies = array(m, "dependencies").len();
     let side_effect_types: Vec<String> = array(m, "side_effects")
         .iter()
         .filter_map(|e| match e {
@@ -299,33 +325,10 @@ fn decide_method(
             _ => None,
         })
         .collect();
-    let has_type = |t: &str| side_effect_types.iter().any(|s| s == t);
-
-    let uses_db = characteristics.iter().any(
-        |c| matches!(c, Value::Mapping(c) if ruby::to_s(&dig(c.get("setup"), "type")) == "model"),
-    ) || has_type("cache");
-    let uses_external_http = has_type("external_api")
-        || characteristics.iter().any(|c| match c {
-            Value::Mapping(c) => {
-                ruby::to_s(&dig(c.get("source"), "kind")) == "external"
-                    && is_http_client(&dig(c.get("source"), "class"))
-            }
-            _ => false,
-        });
-    let uses_queue = ["event", "webhook", "email"].iter().any(|t| has_type(t));
-    let is_pure = !uses_db && !uses_external_http && !uses_queue && side_effect_types.is_empty();
+    let uses = uses(m, &side_effect_types);
     let loc = loc(metadata, &name);
-    let project_type = inputs.project_type.as_str();
-
-    let base_test_level = if project_type == "library" {
-        "unit"
-    } else {
-        match file_type {
-            "controller" => "request",
-            "job" | "worker" => "integration",
-            _ => "unit",
-        }
-    };
+    let project_type = inputs.project_type;
+    let base_test_level = base_test_level(project_type, file_type);
 
     let mut trace = vec![format!("project_type: {project_type}")];
     trace.extend(inputs.detected.clone());
@@ -337,109 +340,122 @@ fn decide_method(
     if let Some(loc) = loc {
         trace.push(format!("loc: {loc}"));
     }
-    if !dependencies.is_empty() {
-        trace.push(format!("dependencies.count: {}", dependencies.len()));
+    if dependencies > 0 {
+        trace.push(format!("dependencies.count: {dependencies}"));
     }
     if !side_effect_types.is_empty() {
         trace.push(format!("side_effects: {}", side_effect_types.join(", ")));
     }
-    if uses_db {
+    if uses.db {
         trace.push("uses_db: true (setup.type=model or side_effect cache)".to_string());
     }
-    if uses_external_http {
+    if uses.external_http {
         trace
             .push("uses_external_http: true (side_effect external_api or HTTP client)".to_string());
     }
-    if uses_queue {
+    if uses.queue {
         trace.push("uses_queue: true (event/webhook/email)".to_string());
     }
-    if is_pure {
+    if uses.pure {
         trace.push("is_pure: true (no side effects, no db/http/queue)".to_string());
     }
 
     let mut test_level = base_test_level;
-    if is_pure {
-        test_level = "unit";
-    } else if project_type != "library" {
+    if uses.pure {
+        test_level = TestLevel::Unit;
+    } else if project_type != ProjectType::Library {
         if file_type == "controller" {
-            test_level = "request";
-        } else if uses_db {
+            test_level = TestLevel::Request;
+        } else if uses.db {
             let integrate = loc.is_some_and(|l| l > 20)
                 || zone == "yellow"
                 || zone == "red"
-                || dependencies.len() > 1;
+                || dependencies > 1;
             if integrate {
                 trace.push(
                     "rule: uses_db + (loc>20 or zone>=yellow or deps>1) => integration".to_string(),
                 );
-                test_level = "integration";
+                test_level = TestLevel::Integration;
             } else {
                 trace.push("rule: uses_db + small/simple => unit (db stubbed)".to_string());
-                test_level = "unit";
+                test_level = TestLevel::Unit;
             }
         }
     }
 
-    let db = if test_level == "request" {
-        "real"
-    } else if uses_db {
-        if test_level == "integration" {
-            "real"
-        } else {
-            "stubbed"
-        }
-    } else {
-        "none"
-    };
-    let isolation = Isolation {
-        db,
-        external_http: if uses_external_http {
-            "stubbed"
-        } else {
-            "none"
-        },
-        queue: if uses_queue { "stubbed" } else { "none" },
-    };
-
-    let mut confidence = "high";
-    let mut lower = |to: &'static str| {
-        let rank = |c: &str| match c {
-            "high" => 3,
-            "medium" => 2,
-            _ => 1,
-        };
-        if rank(to) < rank(confidence) {
-            confidence = to;
-        }
-    };
-    if zone == "yellow" {
-        lower("medium");
-    }
-    if zone == "red" {
-        lower("low");
-    }
-    if uses_db && uses_external_http {
-        lower("medium");
-    }
-    if loc.is_some_and(|l| (15..=25).contains(&l)) {
-        lower("medium");
-    }
-    // Controller helper methods can look pure; request-vs-unit is ambiguous.
-    if file_type == "controller" && is_pure {
-        lower("low");
-    }
-
     Some(MethodDecision {
         method_id,
-        uses_db,
-        uses_external_http,
-        uses_queue,
-        is_pure,
-        test_level: test_level.to_string(),
-        isolation,
-        confidence,
+        uses_db: uses.db,
+        uses_external_http: uses.external_http,
+        uses_queue: uses.queue,
+        is_pure: uses.pure,
+        test_level,
+        isolation: Isolation::of(test_level, &uses),
+        confidence: confidence(zone, loc, file_type, &uses),
         decision_trace: trace,
     })
+}
+
+/// What a method touches: the database (a `model` setup or a `cache` side effect), HTTP
+/// (an `external_api` side effect or an external source whose class is an HTTP client),
+/// queues (`event`, `webhook`, `email`); pure when none and no side effect at all.
+fn uses(m: &Mapping, side_effect_types: &[String]) -> Uses {
+    let characteristics = array(m, "characteristics");
+    let has_type = |t: &str| side_effect_types.iter().any(|s| s == t);
+    let db = characteristics.iter().any(
+        |c| matches!(c, Value::Mapping(c) if ruby::to_s(&dig(c.get("setup"), "type")) == "model"),
+    ) || has_type("cache");
+    let external_http = has_type("external_api")
+        || characteristics.iter().any(|c| match c {
+            Value::Mapping(c) => {
+                ruby::to_s(&dig(c.get("source"), "kind")) == "external"
+                    && is_http_client(&dig(c.get("source"), "class"))
+            }
+            _ => false,
+        });
+    let queue = ["event", "webhook", "email"].iter().any(|t| has_type(t));
+    Uses {
+        db,
+        external_http,
+        queue,
+        pure: !db && !external_http && !queue && side_effect_types.is_empty(),
+    }
+}
+
+/// The level before the rules: unit for libraries, else by the file type.
+fn base_test_level(project_type: ProjectType, file_type: &str) -> TestLevel {
+    if project_type == ProjectType::Library {
+        return TestLevel::Unit;
+    }
+    match file_type {
+        "controller" => TestLevel::Request,
+        "job" | "worker" => TestLevel::Integration,
+        _ => TestLevel::Unit,
+    }
+}
+
+/// High, lowered by each doubt (the lowest wins): a yellow zone, a database and HTTP
+/// together, or 15-25 lines give medium; a red zone, or a controller method that looks
+/// pure (request-vs-unit is ambiguous), give low.
+fn confidence(zone: &str, loc: Option<i64>, file_type: &str, uses: &Uses) -> Confidence {
+    let mut confidence = Confidence::High;
+    let mut lower = |to: Confidence| confidence = confidence.max(to);
+    if zone == "yellow" {
+        lower(Confidence::Medium);
+    }
+    if zone == "red" {
+        lower(Confidence::Low);
+    }
+    if uses.db && uses.external_http {
+        lower(Confidence::Medium);
+    }
+    if loc.is_some_and(|l| (15..=25).contains(&l)) {
+        lower(Confidence::Medium);
+    }
+    if file_type == "controller" && uses.pure {
+        lower(Confidence::Low);
+    }
+    confidence
 }
 
 /// Writes the decisions into the metadata: `target.kind` (in place, or `target` appended),
@@ -470,13 +486,16 @@ pub fn apply(metadata: &mut Mapping, decisions: &Decisions) -> usize {
 
 fn test_config_value(d: &MethodDecision) -> Value {
     let mut isolation = Mapping::new();
-    isolation.insert("db".into(), d.isolation.db.into());
-    isolation.insert("external_http".into(), d.isolation.external_http.into());
-    isolation.insert("queue".into(), d.isolation.queue.into());
+    isolation.insert("db".into(), d.isolation.db.as_str().into());
+    isolation.insert(
+        "external_http".into(),
+        d.isolation.external_http.as_str().into(),
+    );
+    isolation.insert("queue".into(), d.isolation.queue.as_str().into());
     let mut tc = Mapping::new();
     tc.insert("test_level".into(), d.test_level.as_str().into());
     tc.insert("isolation".into(), Value::Mapping(isolation));
-    tc.insert("confidence".into(), d.confidence.into());
+    tc.insert("confidence".into(), d.confidence.as_str().into());
     tc.insert(
         "decision_trace".into(),
         Value::Sequence(d.decision_trace.iter().map(|s| s.as_str().into()).collect()),
@@ -499,19 +518,20 @@ pub struct ProjectFacts {
 /// `gem 'railties'` → rails; roda, hanami, sinatra, grape, jsonapi-serializer or jbuilder →
 /// web; an `app/controllers` folder → web; else service). Returns the type and a trace line
 /// saying why. Commented-out Gemfile lines do not count.
-pub fn detect_project_type(facts: &ProjectFacts) -> (&'static str, String) {
-    let line = |kind: &str, why: &str| format!("project_type detected: {kind} ({why})");
+pub fn detect_project_type(facts: &ProjectFacts) -> (ProjectType, String) {
+    let detected =
+        |kind: ProjectType, why: &str| (kind, format!("project_type detected: {kind} ({why})"));
     if let Some(gemspec) = &facts.gemspec {
-        return (
-            "library",
-            line("library", &format!("{gemspec} at the project root")),
+        return detected(
+            ProjectType::Library,
+            &format!("{gemspec} at the project root"),
         );
     }
     let gemfile = facts.gemfile.as_deref().unwrap_or_default();
     let gem = |name: &str| gemfile_has_gem(gemfile, name);
     for name in ["rails", "railties"] {
         if gem(name) {
-            return ("rails", line("rails", &format!("Gemfile has gem '{name}'")));
+            return detected(ProjectType::Rails, &format!("Gemfile has gem '{name}'"));
         }
     }
     for name in [
@@ -523,18 +543,15 @@ pub fn detect_project_type(facts: &ProjectFacts) -> (&'static str, String) {
         "jbuilder",
     ] {
         if gem(name) {
-            return ("web", line("web", &format!("Gemfile has gem '{name}'")));
+            return detected(ProjectType::Web, &format!("Gemfile has gem '{name}'"));
         }
     }
     if facts.has_controllers {
-        return ("web", line("web", "app/controllers exists"));
+        return detected(ProjectType::Web, "app/controllers exists");
     }
-    (
-        "service",
-        line(
-            "service",
-            "no gemspec, no web framework in the Gemfile, no app/controllers",
-        ),
+    detected(
+        ProjectType::Service,
+        "no gemspec, no web framework in the Gemfile, no app/controllers",
     )
 }
 
@@ -564,7 +581,7 @@ mod tests {
 
     fn inputs(project_type: &str) -> Inputs {
         Inputs {
-            project_type: project_type.to_string(),
+            project_type: ProjectType::parse(project_type).unwrap(),
             detected: None,
         }
     }
@@ -577,16 +594,16 @@ mod tests {
         assert_eq!(d.file_type, "model");
         let charge = d.methods[0].as_ref().expect("hash method");
         assert_eq!(charge.method_id, "Payment#charge");
-        assert_eq!(charge.test_level, "integration");
+        assert_eq!(charge.test_level.as_str(), "integration");
         assert_eq!(
             charge.isolation,
             Isolation {
-                db: "real",
-                external_http: "stubbed",
-                queue: "stubbed"
+                db: IsolationMode::Real,
+                external_http: IsolationMode::Stubbed,
+                queue: IsolationMode::Stubbed
             }
         );
-        assert_eq!(charge.confidence, "medium");
+        assert_eq!(charge.confidence.as_str(), "medium");
         assert_eq!(
             charge.decision_trace,
             vec![
@@ -605,8 +622,8 @@ mod tests {
         );
         let total = d.methods[1].as_ref().expect("hash method");
         assert_eq!(total.method_id, "Payment.total");
-        assert_eq!(total.test_level, "unit");
-        assert_eq!(total.confidence, "high");
+        assert_eq!(total.test_level.as_str(), "unit");
+        assert_eq!(total.confidence.as_str(), "high");
         assert!(total.is_pure);
         assert!(d.low_confidence().is_empty());
     }
@@ -619,8 +636,8 @@ mod tests {
             .replace("side_effects: [{type: email, behavior_id: x}, {type: external_api, behavior_id: y}]", "side_effects: []");
         let d = decide(&map(&text), &inputs("rails")).expect("decides");
         let charge = d.methods[0].as_ref().expect("hash method");
-        assert_eq!(charge.test_level, "unit");
-        assert_eq!(charge.isolation.db, "stubbed");
+        assert_eq!(charge.test_level.as_str(), "unit");
+        assert_eq!(charge.isolation.db, IsolationMode::Stubbed);
         assert_eq!(
             charge.decision_trace.last().map(String::as_str),
             Some("rule: uses_db + small/simple => unit (db stubbed)")
@@ -634,19 +651,19 @@ mod tests {
         assert_eq!(d.file_type, "controller");
         let index = d.methods[0].clone().expect("hash method");
         assert_eq!(
-            (index.test_level.as_str(), index.confidence),
+            (index.test_level.as_str(), index.confidence.as_str()),
             ("unit", "low")
         );
         assert_eq!(d.methods[1], None);
-        assert_eq!(d.recommended_action(), "unit");
+        assert_eq!(d.recommended_action(), TestLevel::Unit);
         assert_eq!(d.choices().len(), 3);
-        d.resolve("request");
+        d.resolve(TestLevel::Request);
         let index = d.methods[0].clone().expect("hash method");
         assert_eq!(
-            (index.test_level.as_str(), index.confidence),
+            (index.test_level.as_str(), index.confidence.as_str()),
             ("request", "high")
         );
-        assert_eq!(index.isolation.db, "real");
+        assert_eq!(index.isolation.db, IsolationMode::Real);
         assert_eq!(
             index.decision_trace.last().map(String::as_str),
             Some("user_override_low_confidence: request")
@@ -659,13 +676,13 @@ mod tests {
         let d = decide(&map(text), &inputs("rails")).expect("decides");
         let perform = d.methods[0].as_ref().expect("hash method");
         assert_eq!(
-            (perform.test_level.as_str(), perform.confidence),
+            (perform.test_level.as_str(), perform.confidence.as_str()),
             ("integration", "low")
         );
-        assert_eq!(d.recommended_action(), "integration");
+        assert_eq!(d.recommended_action(), TestLevel::Integration);
         let d = decide(&map(text), &inputs("library")).expect("decides");
         let perform = d.methods[0].as_ref().expect("hash method");
-        assert_eq!(perform.test_level, "unit");
+        assert_eq!(perform.test_level.as_str(), "unit");
         assert_eq!(perform.decision_trace[2], "base_test_level: unit");
     }
 
@@ -721,7 +738,7 @@ mod tests {
         };
         assert_eq!(
             detect_project_type(&facts(Some("a.gemspec"), Some("gem 'rails'"), true)).0,
-            "library"
+            ProjectType::Library
         );
         assert_eq!(
             detect_project_type(&facts(
@@ -730,18 +747,21 @@ mod tests {
                 false
             )),
             (
-                "rails",
+                ProjectType::Rails,
                 "project_type detected: rails (Gemfile has gem 'rails')".to_string()
             )
         );
         assert_eq!(
             detect_project_type(&facts(None, Some("# gem 'rails'\ngem 'sinatra'\n"), false)).0,
-            "web"
+            ProjectType::Web
         );
-        assert_eq!(detect_project_type(&facts(None, None, true)).0, "web");
+        assert_eq!(
+            detect_project_type(&facts(None, None, true)).0,
+            ProjectType::Web
+        );
         assert_eq!(
             detect_project_type(&facts(None, Some("gem 'rake'\n"), false)).0,
-            "service"
+            ProjectType::Service
         );
     }
 }
