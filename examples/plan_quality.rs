@@ -250,7 +250,7 @@ fn dump_plans(app: &App) -> String {
                         out.push_str(&format!(
                             "  {}  - {}: {} {behavior}\n",
                             "  ".repeat(c.level.saturating_sub(1) as usize),
-                            rspec_scout::yaml::ruby_to_s(&v.value),
+                            rspec_scout::ruby::to_s(&v.value),
                             v.description
                         ));
                     }

@@ -20,6 +20,7 @@ pub mod index;
 pub mod metadata;
 pub mod naming;
 pub mod report;
+pub mod ruby;
 pub mod spec;
 pub mod vocab;
 pub mod yaml;

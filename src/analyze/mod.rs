@@ -584,8 +584,7 @@ pub(crate) mod tests {
                     .values
                     .iter()
                     .map(|v| {
-                        let mut s =
-                            format!("{}:{}", crate::yaml::ruby_to_s(&v.value), v.description);
+                        let mut s = format!("{}:{}", crate::ruby::to_s(&v.value), v.description);
                         if let Some(b) = &v.behavior {
                             s.push_str(if v.terminal { " => " } else { " -> " });
                             s.push_str(&b.description);

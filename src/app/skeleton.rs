@@ -11,10 +11,11 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::metadata;
 use crate::report::Answer;
+use crate::ruby;
 use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision, HandWritten};
 use crate::spec::patch::{self, Conflict, Existing, PatchError, PatchMode};
 use crate::spec::source::{self, SpecText};
-use crate::spec::{self, ruby, Mode};
+use crate::spec::{self, Mode};
 use crate::vocab::{ControllerLayout, ControllerPolicy, LegacySpec, ProjectType};
 use crate::yaml::{Mapping, Value};
 

@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::index::walk;
-use crate::metadata::{self, validate::ruby};
+use crate::metadata;
 use crate::report::status::{self, FileStatus, MethodCounts, Stages};
 use crate::report::Answer;
+use crate::ruby;
 use crate::yaml::{Mapping, Value};
 
 /// Options of `status`.

@@ -128,7 +128,7 @@ pub(crate) fn project_type(
         .and_then(|c| c.project_type);
     let configured = own
         .or_else(|| config.project_type.clone())
-        .filter(|t| !crate::metadata::validate::ruby::strip(t).is_empty());
+        .filter(|t| !crate::ruby::strip(t).is_empty());
     if let Some(configured) = configured {
         let Some(kind) = ProjectType::parse(&configured) else {
             return Err(Error::ConfigInvalid {

@@ -5,10 +5,11 @@
 //!
 //! The original is Ruby, and several of its checks depend on Ruby semantics (`to_s` of any
 //! value, `==` between Integer and Float, `String#[]` on a string where a Hash was
-//! expected, Unicode word boundaries in its regular expressions); [`ruby`] reproduces the
+//! expected, Unicode word boundaries in its regular expressions); [`crate::ruby`] reproduces the
 //! ones that decide a message. Where the original crashes on a malformed file (a Ruby
 //! exception and a backtrace), we report the error the file deserves and go on.
 
+use crate::ruby;
 use crate::vocab::{
     BehaviorKind, CharType, Confidence, IsolationMode, MethodMode, MethodType, SetupType,
     SideEffectKind, SourceKind, TestLevel, Zone,
@@ -289,7 +290,7 @@ impl Validator {
             }
             if let (true, Some(Value::String(description))) = (enabled, get(b, "description")) {
                 let description = ruby::strip(description);
-                if ruby::has_word(
+                if ruby::has_any_word(
                     description,
                     &[
                         "should", "could", "would", "may", "might", "must", "can", "cannot",
@@ -437,7 +438,7 @@ impl Validator {
             }
             for leaf in &tree.leaves {
                 let behavior_id = ruby::index(leaf, "behavior_id").unwrap_or(Value::Null);
-                if ruby::is_blank(&behavior_id) {
+                if ruby::blank_value(Some(&behavior_id)) {
                     self.errors.push(format!(
                         "Missing values[].behavior_id on leaf value (method '{name}')"
                     ));
@@ -560,7 +561,7 @@ impl Validator {
             }
             if deep
                 && binary
-                && ruby::has_word(description, &["has", "have", "is", "are", "was", "were"])
+                && ruby::has_any_word(description, &["has", "have", "is", "are", "was", "were"])
             {
                 self.errors.push(format!(
                     "{vlabel}.description must be a noun/adjective phrase for level>=2 binary contexts (avoid has/have/is/are/was/were)"
@@ -920,218 +921,6 @@ impl<'a> Tree<'a> {
     }
 }
 
-/// The Ruby semantics the pipeline's scripts rely on, for values loaded from YAML.
-pub mod ruby {
-    use crate::yaml::{self, Value};
-
-    /// Ruby's `String#strip`: removes leading and trailing ASCII whitespace and NULs (not
-    /// Unicode spaces).
-    pub fn strip(s: &str) -> &str {
-        s.trim_matches(|c| matches!(c, '\0' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' '))
-    }
-
-    /// `value.is_a?(String) && !value.strip.empty?`.
-    pub fn is_present_string(value: Option<&Value>) -> bool {
-        matches!(value, Some(Value::String(s)) if !strip(s).is_empty())
-    }
-
-    /// `value.to_s.strip.empty?`.
-    pub fn is_blank(value: &Value) -> bool {
-        strip(&to_s(value)).is_empty()
-    }
-
-    /// `value.is_a?(Integer)`.
-    pub fn is_integer(value: &Value) -> bool {
-        matches!(value, Value::Number(n) if n.is_i64() || n.is_u64())
-    }
-
-    /// A number as `f64` (for comparisons only).
-    pub fn as_f64(value: &Value) -> Option<f64> {
-        match value {
-            Value::Number(n) => n.as_f64(),
-            _ => None,
-        }
-    }
-
-    /// Ruby's `to_s`: scalars as [`yaml::ruby_to_s`], Arrays and Hashes as their `inspect`.
-    pub fn to_s(value: &Value) -> String {
-        match value {
-            Value::Sequence(_) | Value::Mapping(_) => inspect(value),
-            other => yaml::ruby_to_s(other),
-        }
-    }
-
-    /// Ruby 3.1's `inspect` (`[1, "a", :b]`, `{"k"=>nil}`).
-    pub fn inspect(value: &Value) -> String {
-        match value {
-            Value::Sequence(items) => {
-                let parts: Vec<String> = items.iter().map(inspect).collect();
-                format!("[{}]", parts.join(", "))
-            }
-            Value::Mapping(map) => {
-                let parts: Vec<String> = map
-                    .iter()
-                    .map(|(k, v)| format!("{}=>{}", inspect(k), inspect(v)))
-                    .collect();
-                format!("{{{}}}", parts.join(", "))
-            }
-            other => yaml::ruby_inspect(other),
-        }
-    }
-
-    /// `Array#join(sep)`: nested Arrays are joined recursively, other items by `to_s`.
-    pub fn join(items: &[Value], sep: &str) -> String {
-        let parts: Vec<String> = items
-            .iter()
-            .map(|item| match item {
-                Value::Sequence(inner) => join(inner, sep),
-                other => to_s(other),
-            })
-            .collect();
-        parts.join(sep)
-    }
-
-    /// `a - b` for Arrays: the items of `a` (duplicates kept, in order) not in `b`
-    /// (`eql?`: `1` and `1.0` differ).
-    pub fn difference(a: &[Value], b: &[Value]) -> Vec<Value> {
-        a.iter().filter(|x| !b.contains(x)).cloned().collect()
-    }
-
-    /// Ruby's `==`: Integer and Float compare by value; a String never equals a Symbol.
-    pub fn eq(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-                (Some(x), Some(y)) => x == y,
-                _ if x.is_f64() || y.is_f64() => x.as_f64() == y.as_f64(),
-                _ => x == y,
-            },
-            (Value::Sequence(x), Value::Sequence(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| eq(x, y))
-            }
-            (Value::Mapping(x), Value::Mapping(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .all(|(k, v)| y.get(k).is_some_and(|other| eq(v, other)))
-            }
-            (Value::Tagged(_), Value::Tagged(_)) => {
-                match (yaml::as_symbol(a), yaml::as_symbol(b)) {
-                    (Some(x), Some(y)) => x == y,
-                    _ => a == b,
-                }
-            }
-            _ => a == b,
-        }
-    }
-
-    /// `container.include?(item)` as the generator calls it on `when_parent`: an Array
-    /// compares with `==`, a Hash looks at its keys, a String looks for a substring; other
-    /// types (where Ruby raises) include nothing.
-    pub fn includes(container: &Value, item: &Value) -> bool {
-        match container {
-            Value::Sequence(items) => items.iter().any(|x| eq(x, item)),
-            Value::Mapping(map) => map.contains_key(item),
-            Value::String(s) => item.as_str().is_some_and(|needle| s.contains(needle)),
-            _ => false,
-        }
-    }
-
-    /// `value[key]`: a Hash's value; for a String or Symbol, Ruby's `String#[](str)` (the
-    /// key itself when it occurs in the text, else nil); `None` for anything else.
-    pub fn index(value: &Value, key: &str) -> Option<Value> {
-        match value {
-            Value::Mapping(map) => map.get(key).cloned(),
-            Value::String(s) => s.contains(key).then(|| Value::String(key.to_string())),
-            Value::Tagged(_) => yaml::as_symbol(value)
-                .filter(|s| s.contains(key))
-                .map(|_| Value::String(key.to_string())),
-            _ => None,
-        }
-    }
-
-    /// A character of `\w` (Onigmo, UTF-8): letters, digits, marks and `_`.
-    fn is_word(c: char) -> bool {
-        c.is_alphanumeric() || c == '_'
-    }
-
-    /// Whether `c` matches the lower-case ASCII letter `p` under `/i` (with the Unicode
-    /// folds that reach ASCII: `ſ` is `s`, the Kelvin sign is `k`).
-    fn folds_to(c: char, p: char) -> bool {
-        c.to_ascii_lowercase() == p || (p == 's' && c == 'ſ') || (p == 'k' && c == '\u{212a}')
-    }
-
-    /// The text of `word` (case-insensitive) starting at char index `at` of `chars`, if it
-    /// is there and ends at a word boundary.
-    fn word_at(chars: &[(usize, char)], at: usize, word: &str, text: &str) -> Option<String> {
-        let len = word.chars().count();
-        let slice = chars.get(at..at + len)?;
-        if !slice
-            .iter()
-            .zip(word.chars())
-            .all(|((_, c), p)| folds_to(*c, p))
-        {
-            return None;
-        }
-        if chars.get(at + len).is_some_and(|(_, c)| is_word(*c)) {
-            return None;
-        }
-        let start = slice.first()?.0;
-        let end = chars.get(at + len).map_or(text.len(), |(i, _)| *i);
-        text.get(start..end).map(str::to_string)
-    }
-
-    /// Char indices of `text` where a word may begin (`\b` before a word character).
-    fn word_starts(chars: &[(usize, char)]) -> impl Iterator<Item = usize> + '_ {
-        (0..chars.len()).filter(move |&i| {
-            let prev_is_word = i
-                .checked_sub(1)
-                .and_then(|p| chars.get(p))
-                .is_some_and(|(_, c)| is_word(*c));
-            !prev_is_word
-        })
-    }
-
-    /// `/needle/i` matches somewhere in `text` (`needle` is ASCII).
-    pub fn contains_ignore_case(text: &str, needle: &str) -> bool {
-        let chars: Vec<char> = text.chars().collect();
-        let pattern: Vec<char> = needle.chars().map(|c| c.to_ascii_lowercase()).collect();
-        !pattern.is_empty()
-            && chars
-                .windows(pattern.len())
-                .any(|w| w.iter().zip(&pattern).all(|(c, p)| folds_to(*c, *p)))
-    }
-
-    /// `/\b(w1|w2|...)\b/i` matches somewhere in `text`.
-    pub fn has_word(text: &str, words: &[&str]) -> bool {
-        let chars: Vec<(usize, char)> = text.char_indices().collect();
-        let found = word_starts(&chars)
-            .any(|at| words.iter().any(|w| word_at(&chars, at, w, text).is_some()));
-        found
-    }
-
-    /// `/\A(w1|w2|...)\b/i` matches `text`.
-    pub fn starts_with_word(text: &str, words: &[&str]) -> bool {
-        let chars: Vec<(usize, char)> = text.char_indices().collect();
-        words.iter().any(|w| word_at(&chars, 0, w, text).is_some())
-    }
-
-    /// `text.scan(/\bword\b/i)`: every occurrence, as written.
-    pub fn words(text: &str, word: &str) -> Vec<String> {
-        let chars: Vec<(usize, char)> = text.char_indices().collect();
-        let mut found = Vec::new();
-        let mut next = 0;
-        for at in word_starts(&chars) {
-            if at < next {
-                continue;
-            }
-            if let Some(w) = word_at(&chars, at, word, text) {
-                next = at + word.chars().count();
-                found.push(w);
-            }
-        }
-        found
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1279,10 +1068,10 @@ automation: {discovery_agent_completed: true, code_analyzer_completed: true}
             "\"it should\", type: success, enabled: false}",
         );
         assert!(check(Stage::CodeAnalyzer, &text).errors.is_empty());
-        assert!(ruby::has_word("user cannot pay", &["can", "cannot"]));
-        assert!(ruby::has_word("ſhould", &["should"]));
-        assert!(!ruby::has_word("éshould", &["should"]));
-        assert!(!ruby::has_word("canned", &["can", "cannot"]));
+        assert!(ruby::has_any_word("user cannot pay", &["can", "cannot"]));
+        assert!(ruby::has_any_word("ſhould", &["should"]));
+        assert!(!ruby::has_any_word("éshould", &["should"]));
+        assert!(!ruby::has_any_word("canned", &["can", "cannot"]));
         assert_eq!(
             ruby::words("x not-ok Not NOT", "not"),
             vec!["not", "Not", "NOT"]

@@ -151,7 +151,7 @@ impl Serialize for JsonView<'_> {
                 for (k, v) in map {
                     let key = match k {
                         Value::String(s) => s.clone(),
-                        other => yaml::ruby_to_s(other),
+                        other => crate::ruby::to_s(other),
                     };
                     out.serialize_entry(&key, &JsonView(v))?;
                 }
@@ -189,7 +189,7 @@ pub fn to_json(value: &Value) -> serde_json::Value {
             for (k, v) in map {
                 let key = match k {
                     Value::String(s) => s.clone(),
-                    other => yaml::ruby_to_s(other),
+                    other => crate::ruby::to_s(other),
                 };
                 out.insert(key, to_json(v));
             }

@@ -4,7 +4,7 @@
 
 use crate::yaml::{Mapping, Value};
 
-use super::ruby;
+use crate::ruby;
 
 /// `behaviors[]` keyed by id. Like the Ruby script's Hash, a later entry with the same id
 /// replaces an earlier one, and ids match by type and value (`1` is not `"1"`).

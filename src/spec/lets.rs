@@ -9,7 +9,7 @@
 use crate::yaml::Value;
 
 use super::model::{Characteristic, ValueInput};
-use super::ruby;
+use crate::ruby;
 
 /// The placeholder for a range value the spec writer computes.
 pub const THRESHOLD_VALUE: &str = "{THRESHOLD_VALUE}";

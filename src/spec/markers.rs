@@ -4,7 +4,7 @@
 
 use crate::yaml::Value;
 
-use super::ruby;
+use crate::ruby;
 
 /// The prefix every marker comment starts with (after indentation and `#`).
 pub const PREFIX: &str = "rspec-testing:";

@@ -31,7 +31,7 @@ fn parse_method_actions(
         let Some((id, action)) = flag.rsplit_once('=') else {
             return Err(format!("{flag_name} must be METHOD_ID=ACTION"));
         };
-        if super::ruby::blank(id) || super::ruby::blank(action) {
+        if crate::ruby::blank(id) || crate::ruby::blank(action) {
             return Err(format!("{flag_name} must be METHOD_ID=ACTION"));
         }
         let action = match ConflictAction::parse(action) {
@@ -82,7 +82,7 @@ pub fn controller_paths(source_file: &str) -> Option<ControllerPaths> {
 /// helper is not blank), and an empty `RSpec.describe {class_name} do ... end`.
 pub fn wrapper(helper: &str, class_name: &str) -> String {
     let mut lines = vec!["# frozen_string_literal: true".to_string(), String::new()];
-    if !super::ruby::blank(helper) {
+    if !crate::ruby::blank(helper) {
         lines.push(format!("require '{helper}'"));
         lines.push(String::new());
     }

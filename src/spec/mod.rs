@@ -21,7 +21,6 @@ pub mod order;
 pub mod outline;
 pub mod patch;
 pub mod render;
-pub mod ruby;
 pub mod shared;
 pub mod source;
 pub mod strip;
@@ -30,6 +29,7 @@ pub mod text;
 pub mod tree;
 pub mod words;
 
+use crate::ruby;
 use crate::yaml::Mapping;
 
 pub use render::Mode;

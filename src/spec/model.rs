@@ -7,7 +7,7 @@
 
 use crate::yaml::{Mapping, Value};
 
-use super::ruby;
+use crate::ruby;
 
 /// The parts of a metadata file the skeleton needs.
 #[derive(Debug, Clone)]

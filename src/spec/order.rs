@@ -2,7 +2,7 @@
 //! binary characteristic the "positive" value first, so the happy path comes first.
 
 use super::model::{Characteristic, ValueInput};
-use super::ruby;
+use crate::ruby;
 
 /// Prefixes that make a value "negative" (compared on `value.to_s.downcase`). `un` also
 /// catches words like "unique"; that is the pipeline's rule.

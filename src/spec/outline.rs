@@ -75,7 +75,7 @@ fn method_ranges(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<Range>, Str
             continue;
         }
         let method_id = markers::attr(line, "method_id").unwrap_or_default();
-        if super::ruby::blank(&method_id) {
+        if crate::ruby::blank(&method_id) {
             return Err(format!(
                 "method_begin marker missing method_id at line {}",
                 i + 1

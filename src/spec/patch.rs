@@ -451,7 +451,7 @@ fn class_group(blocks: &SpecBlocks, class_name: Option<&str>) -> Result<Option<u
                 && (c.receiver.is_some() || c.parent.is_none())
         })
         .collect();
-    if let Some(class_name) = class_name.filter(|c| !super::ruby::blank(c)) {
+    if let Some(class_name) = class_name.filter(|c| !crate::ruby::blank(c)) {
         let named: Vec<usize> = top
             .iter()
             .filter(|(_, c)| c.arg.as_ref().is_some_and(|a| names_class(a, class_name)))

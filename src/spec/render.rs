@@ -138,7 +138,7 @@ pub fn method_block(method: &MethodTree, threshold: usize) -> Result<Vec<String>
 /// `instance.amount=` alone is not Ruby (the original wrote it that way).
 fn call(name: &str) -> String {
     match name.strip_suffix('=') {
-        Some(attr) if super::ruby::identifier(attr) && !attr.ends_with(['?', '!']) => {
+        Some(attr) if crate::ruby::identifier(attr) && !attr.ends_with(['?', '!']) => {
             format!("{attr} = nil")
         }
         _ => name.to_string(),

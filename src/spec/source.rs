@@ -210,7 +210,7 @@ pub fn enclosing_describe(
             .max_by_key(|(_, c)| c.line)
             .map(|(i, _)| i)
     };
-    match descriptor.filter(|d| !super::ruby::blank(d)) {
+    match descriptor.filter(|d| !crate::ruby::blank(d)) {
         Some(d) => innermost(Some(d)),
         None => innermost(None),
     }
@@ -239,7 +239,7 @@ pub fn marker_blocks(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<MethodB
             continue;
         }
         let method_id = markers::attr(line, "method_id").unwrap_or_default();
-        if super::ruby::blank(&method_id) {
+        if crate::ruby::blank(&method_id) {
             return Err(format!("method_begin missing method_id at line {}", i + 1));
         }
         if !seen.insert(method_id.clone()) {
@@ -247,7 +247,7 @@ pub fn marker_blocks(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<MethodB
         }
         let end = matching_end(text, i, &method_id)?;
         let descriptor = markers::attr(line, "method");
-        let enclosing = match descriptor.as_deref().filter(|d| !super::ruby::blank(d)) {
+        let enclosing = match descriptor.as_deref().filter(|d| !crate::ruby::blank(d)) {
             Some(d) => {
                 let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
                 by_arg
@@ -292,7 +292,7 @@ fn matching_end(text: &SpecText, begin: usize, method_id: &str) -> Result<usize,
             continue;
         }
         let end_id = markers::attr(line, "method_id").unwrap_or_default();
-        if super::ruby::blank(&end_id) {
+        if crate::ruby::blank(&end_id) {
             return Err(format!("method_end missing method_id at line {}", j + 1));
         }
         if end_id != method_id {
@@ -331,7 +331,7 @@ pub fn describe_blocks(
     }
     let mut found = Vec::new();
     for (method_id, descriptor) in wanted {
-        if super::ruby::blank(descriptor) {
+        if crate::ruby::blank(descriptor) {
             continue;
         }
         for (index, call) in by_arg.get(descriptor.as_str()).into_iter().flatten() {

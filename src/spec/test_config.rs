@@ -7,7 +7,7 @@
 //! Project-type detection (which the original leaves to `/rspec-init`) is here too, as a
 //! pure function of what the caller found at the project root ([`detect_project_type`]).
 
-use crate::metadata::validate::ruby;
+use crate::ruby;
 use crate::vocab::{Confidence, IsolationMode, ProjectType, TestLevel};
 use crate::yaml::{Mapping, Value};
 
@@ -226,7 +226,7 @@ pub fn decide(metadata: &Mapping, inputs: &Inputs) -> Result<Decisions, Problem>
 pub fn method_id(class_name: &str, method: &Mapping) -> Option<String> {
     let name = ruby::to_s(method.get("name").unwrap_or(&Value::Null));
     let kind = method.get("type").unwrap_or(&Value::Null);
-    if ruby::strip(&name).is_empty() || ruby::is_blank(kind) {
+    if ruby::strip(&name).is_empty() || ruby::blank_value(Some(kind)) {
         return None;
     }
     let sep = if kind.as_str() == Some("class") {

@@ -3,7 +3,7 @@
 //! inside `context '...'`.
 
 use super::model::{Characteristic, ValueInput};
-use super::ruby;
+use crate::ruby;
 
 /// The text after the context word, e.g. `NOT authenticated` or `payment method is card`.
 pub fn context_text(c: &Characteristic, v: &ValueInput) -> String {

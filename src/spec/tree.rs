@@ -9,9 +9,9 @@ use super::lets::let_line;
 use super::markers;
 use super::model::{Characteristic, Metadata, MethodInput};
 use super::order::order_values;
-use super::ruby;
 use super::text::context_text;
 use super::words::context_word;
+use crate::ruby;
 
 /// Deepest characteristic level followed; real trees stay below 10.
 pub const MAX_LEVEL: i64 = 100;

@@ -12,7 +12,7 @@
 use crate::yaml::Value;
 
 use super::model::Characteristic;
-use super::ruby;
+use crate::ruby;
 
 /// Words that make a description unfit for `without` ("without NOT paid" reads wrong).
 const ABSENCE_UNFRIENDLY: &[&str] = &[

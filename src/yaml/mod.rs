@@ -69,61 +69,6 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Ruby's `to_s` of a scalar value (`true`, `42`, `card` for `:card`, `` for nil), used
-/// where the pipeline interpolates values into text.
-pub fn ruby_to_s(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n
-            .as_i64()
-            .map(|i| i.to_string())
-            .or_else(|| n.as_u64().map(|u| u.to_string()))
-            .unwrap_or_else(|| ruby_float(n.as_f64().unwrap_or(0.0))),
-        Value::String(s) => s.clone(),
-        Value::Tagged(t) => as_symbol(value).map_or_else(|| ruby_to_s(&t.value), str::to_string),
-        Value::Sequence(_) | Value::Mapping(_) => String::new(),
-    }
-}
-
-/// Ruby's `inspect` of a scalar value (`"present"` with quotes, `:card`, `nil`, `42`).
-pub fn ruby_inspect(value: &Value) -> String {
-    match value {
-        Value::Null => "nil".to_string(),
-        Value::String(s) => {
-            let mut out = String::from("\"");
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\t' => out.push_str("\\t"),
-                    '#' => out.push('#'),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-            out
-        }
-        Value::Tagged(_) if as_symbol(value).is_some() => {
-            format!(":{}", as_symbol(value).unwrap_or_default())
-        }
-        other => ruby_to_s(other),
-    }
-}
-
-fn ruby_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".to_string()
-    } else if f.is_infinite() {
-        if f > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-    } else if f.fract() == 0.0 && f.abs() < 1e16 {
-        format!("{f:.1}")
-    } else {
-        format!("{f}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,17 +311,5 @@ mod tests {
         );
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(load(deep.as_bytes(), "t").is_err());
-    }
-
-    #[test]
-    fn ruby_inspect_matches_ruby() {
-        assert_eq!(
-            ruby_inspect(&Value::String("present".into())),
-            "\"present\""
-        );
-        assert_eq!(ruby_inspect(&symbol("card")), ":card");
-        assert_eq!(ruby_inspect(&Value::Null), "nil");
-        assert_eq!(ruby_inspect(&Value::Bool(true)), "true");
-        assert_eq!(ruby_to_s(&Value::Null), "");
     }
 }
