@@ -455,7 +455,7 @@ impl Refs {
                     buf.push('\n');
                 }
                 if let Some(scope) = scope {
-                    crate::yaml::push_decimal(&mut buf, *scope as u64);
+                    buf.push_str(itoa::Buffer::new().format(*scope));
                 }
                 buf.push('\t');
                 buf.push(kind.letter());

@@ -5,9 +5,9 @@
 //! The answer owns the plan and is written straight from it when it is printed
 //! ([`crate::report::Streamed`]): on a large codebase the wave items, files and graph are
 //! hundreds of MB of YAML, so they are never held as a value tree or a string. YAML is
-//! written by [`DiscoverAnswer::write_yaml`], which lays the answer out exactly as
-//! [`crate::yaml::to_string`] lays out its `Serialize` form (checked by the tests below);
-//! JSON is serialized from that same form.
+//! written by [`DiscoverAnswer::write_yaml`] with the streaming [`crate::yaml::Writer`]
+//! that also writes every other YAML document; JSON is serialized from the answer's
+//! `Serialize` form.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::discover::{waves, FilePlan, Item, Plan, Zone};
 use crate::git::ChangeKind;
 use crate::index::{MethodKind, NameList};
+use crate::yaml::{Block, Writer};
 
 use super::{Format, Streamed};
 
@@ -467,11 +468,8 @@ impl DiscoverAnswer {
     pub fn write_yaml(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let render_started = Instant::now();
         let plan = &self.plan;
-        let mut y = YamlOut {
-            buf: String::with_capacity(YamlOut::CHUNK + 4096),
-            out,
-        };
-        let mut top = Map::top();
+        let mut y = Writer::new(out);
+        let mut top = Block::top();
         y.str(&mut top, "status", self.status)?;
         if let Some(reason) = self.reason {
             y.str(&mut top, "reason", reason)?;
@@ -484,8 +482,8 @@ impl DiscoverAnswer {
             for f in &self.stopped_files {
                 let mut m = y.item(level);
                 y.str(&mut m, "path", &f.path)?;
-                y.num(&mut m, "loc", f.loc)?;
-                y.num(&mut m, "methods", f.methods)?;
+                y.num(&mut m, "loc", f.loc);
+                y.num(&mut m, "methods", f.methods);
             }
         }
         if !self.suggestions.is_empty() {
@@ -507,19 +505,19 @@ impl DiscoverAnswer {
         if let Some(level) = y.seq(&mut top, "method_waves", plan.items.is_empty())? {
             for wave in waves_of(plan) {
                 let mut m = y.item(level);
-                y.num(&mut m, "wave", wave.wave)?;
+                y.num(&mut m, "wave", wave.wave);
                 y.str(&mut m, "name", &wave.name)?;
                 let Some(level) = y.seq(&mut m, "items", wave.items.items.is_empty())? else {
                     continue;
                 };
                 y.write_each(pool.as_ref(), wave.items.items, |y, item| {
-                    y.item_out(level, &item_out(plan, item))
+                    write_item(y, level, &item_out(plan, item))
                 })?;
             }
         }
         if let Some(level) = y.seq(&mut top, "files", plan.files.is_empty())? {
             y.write_each(pool.as_ref(), &plan.files, |y, file| {
-                y.file_out(level, &file_out(plan, file))
+                write_file(y, level, &file_out(plan, file))
             })?;
         }
         let mut graph = y.map(&mut top, "dependency_graph")?;
@@ -541,14 +539,14 @@ impl DiscoverAnswer {
         }
         let mut summary = y.map(&mut top, "summary")?;
         let s = &self.summary;
-        y.num(&mut summary, "total_methods", s.total_methods)?;
-        y.num(&mut summary, "selected_methods", s.selected_methods)?;
-        y.num(&mut summary, "total_files", s.total_files)?;
-        y.num(&mut summary, "waves_count", s.waves_count)?;
+        y.num(&mut summary, "total_methods", s.total_methods);
+        y.num(&mut summary, "selected_methods", s.selected_methods);
+        y.num(&mut summary, "total_files", s.total_files);
+        y.num(&mut summary, "waves_count", s.waves_count);
         let mut zones = y.map(&mut summary, "by_zone")?;
-        y.num(&mut zones, "green", s.by_zone.green)?;
-        y.num(&mut zones, "yellow", s.by_zone.yellow)?;
-        y.num(&mut zones, "red", s.by_zone.red)?;
+        y.num(&mut zones, "green", s.by_zone.green);
+        y.num(&mut zones, "yellow", s.by_zone.yellow);
+        y.num(&mut zones, "red", s.by_zone.red);
         if !self.skipped_files.is_empty() {
             let level = y.seq(&mut top, "skipped_files", false)?.unwrap_or(2);
             for f in &self.skipped_files {
@@ -561,15 +559,15 @@ impl DiscoverAnswer {
         y.strings(&mut top, "next_suggestions", self.next_suggestions.iter())?;
         if let Some(t) = self.timings_now(render_started) {
             let mut m = y.map(&mut top, "timings")?;
-            y.num(&mut m, "walk_ms", t.walk_ms)?;
-            y.num(&mut m, "git_ms", t.git_ms)?;
-            y.num(&mut m, "parse_ms", t.parse_ms)?;
-            y.num(&mut m, "graph_ms", t.graph_ms)?;
-            y.num(&mut m, "metadata_ms", t.metadata_ms)?;
-            y.num(&mut m, "output_ms", t.output_ms)?;
-            y.num(&mut m, "total_ms", t.total_ms)?;
+            y.num(&mut m, "walk_ms", t.walk_ms);
+            y.num(&mut m, "git_ms", t.git_ms);
+            y.num(&mut m, "parse_ms", t.parse_ms);
+            y.num(&mut m, "graph_ms", t.graph_ms);
+            y.num(&mut m, "metadata_ms", t.metadata_ms);
+            y.num(&mut m, "output_ms", t.output_ms);
+            y.num(&mut m, "total_ms", t.total_ms);
             if let Some(kb) = t.peak_rss_kb {
-                y.num(&mut m, "peak_rss_kb", kb)?;
+                y.num(&mut m, "peak_rss_kb", kb);
             }
         }
         y.flush()
@@ -690,7 +688,7 @@ impl Streamed for DiscoverAnswer {
         match format {
             Format::Yaml => self.write_yaml(out),
             Format::Json => {
-                let mut buffered = std::io::BufWriter::with_capacity(YamlOut::CHUNK, out);
+                let mut buffered = std::io::BufWriter::with_capacity(Writer::CHUNK, out);
                 serde_json::to_writer_pretty(&mut buffered, &Rendering(self, Instant::now()))
                     .map_err(std::io::Error::other)?;
                 buffered.write_all(b"\n")?;
@@ -710,309 +708,139 @@ pub fn text(a: &DiscoverAnswer) -> String {
     a.text()
 }
 
-/// A count or number written by [`YamlOut::num`].
-trait Count: Copy {
-    fn count(self) -> u64;
+/// One wave item.
+fn write_item(y: &mut Writer<'_>, level: usize, item: &ItemOut<'_>) -> std::io::Result<()> {
+    let mut m = y.item(level);
+    y.str(&mut m, "method_id", item.method_id)?;
+    y.str(&mut m, "class_name", item.class_name)?;
+    y.str(&mut m, "method_name", item.method_name)?;
+    y.str(&mut m, "source_file", item.source_file)?;
+    y.nums(&mut m, "line_range", &item.line_range);
+    y.str(&mut m, "method_mode", item.method_mode)?;
+    y.bool(&mut m, "selected", item.selected);
+    if let Some(reason) = item.skip_reason {
+        y.str(&mut m, "skip_reason", reason)?;
+    }
+    if let Some(level) = y.seq(&mut m, "cross_class_deps", item.cross_class_deps.is_empty())? {
+        for dep in &item.cross_class_deps {
+            let mut d = y.item(level);
+            y.str(&mut d, "class", dep.class)?;
+            y.strings(&mut d, "methods", dep.methods.iter().copied())?;
+        }
+    }
+    y.strings(
+        &mut m,
+        "absorbed_private_methods",
+        item.absorbed_private_methods.iter(),
+    )
 }
 
-impl Count for u32 {
-    fn count(self) -> u64 {
-        u64::from(self)
+/// One file.
+fn write_file(y: &mut Writer<'_>, level: usize, file: &FileOut<'_>) -> std::io::Result<()> {
+    let mut m = y.item(level);
+    y.str(&mut m, "path", file.path)?;
+    y.opt_str(&mut m, "class_name", file.class_name)?;
+    let mut c = y.map(&mut m, "complexity")?;
+    y.str(&mut c, "zone", file.complexity.zone)?;
+    y.num(&mut c, "loc", file.complexity.loc);
+    y.num(&mut c, "methods", file.complexity.methods);
+    if let Some(warning) = file.complexity.warning {
+        y.str(&mut c, "warning", warning)?;
     }
+    y.opt_str(&mut m, "spec_path", file.spec_path)?;
+    if let Some(change) = file.change {
+        y.str(&mut m, "change", change_str(change))?;
+    }
+    if let Some(from) = file.renamed_from {
+        y.str(&mut m, "renamed_from", from)?;
+    }
+    if let Some(level) = y.seq(&mut m, "public_methods", file.public_methods.is_empty())? {
+        for p in &file.public_methods {
+            let mut pm = y.item(level);
+            y.str(&mut pm, "name", p.name)?;
+            y.str(&mut pm, "type", p.kind)?;
+            y.str(&mut pm, "method_id", p.method_id)?;
+            y.str(&mut pm, "method_mode", p.method_mode)?;
+            y.num(&mut pm, "wave", p.wave);
+            y.bool(&mut pm, "selected", p.selected);
+        }
+    }
+    Ok(())
 }
 
-impl Count for u64 {
-    fn count(self) -> u64 {
-        self
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::{select, BaseVersion, Settings, Source};
+    use crate::index::extract;
 
-impl Count for usize {
-    fn count(self) -> u64 {
-        u64::try_from(self).unwrap_or(u64::MAX)
-    }
-}
-
-/// Where the next `key: value` of a block mapping goes: at `level`, or right after a
-/// sequence item's `-` for the first pair of an item.
-struct Map {
-    level: usize,
-    after_dash: bool,
-}
-
-impl Map {
-    fn top() -> Self {
-        Map {
-            level: 0,
-            after_dash: false,
-        }
-    }
-}
-
-/// A YAML writer for the answer's shapes, following `yaml::emit`'s layout: block mappings
-/// with two-space indents, a sequence item's first pair on the `-` line, lists of strings
-/// in flow style when they fit in `FLOW_WIDTH` columns, `[]` for empty lists, `null` for
-/// missing values. Text goes through a buffer written out in chunks.
-struct YamlOut<'w> {
-    buf: String,
-    out: &'w mut dyn Write,
-}
-
-impl YamlOut<'_> {
-    const CHUNK: usize = 1 << 16;
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.write_all(self.buf.as_bytes())?;
-        self.buf.clear();
-        Ok(())
-    }
-
-    fn maybe_flush(&mut self) -> std::io::Result<()> {
-        if self.buf.len() >= Self::CHUNK {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn indent(&mut self, level: usize) {
-        // One copy from a run of spaces (levels stay far below it), not a push per column.
-        const SPACES: &str = "                                                                ";
-        match SPACES.get(..level) {
-            Some(spaces) => self.buf.push_str(spaces),
-            None => {
-                for _ in 0..level {
-                    self.buf.push(' ');
-                }
-            }
-        }
-    }
-
-    fn key(&mut self, m: &mut Map, key: &str) {
-        if m.after_dash {
-            m.after_dash = false;
-            self.buf.push(' ');
-        } else {
-            self.indent(m.level);
-        }
-        self.buf.push_str(key);
-        self.buf.push(':');
-    }
-
-    fn str(&mut self, m: &mut Map, key: &str, value: &str) -> std::io::Result<()> {
-        self.key(m, key);
-        self.buf.push(' ');
-        crate::yaml::push_string_text(&mut self.buf, value);
-        self.buf.push('\n');
-        self.maybe_flush()
-    }
-
-    fn opt_str(&mut self, m: &mut Map, key: &str, value: Option<&str>) -> std::io::Result<()> {
-        match value {
-            Some(v) => self.str(m, key, v),
-            None => {
-                self.key(m, key);
-                self.buf.push_str(" null\n");
-                Ok(())
-            }
-        }
-    }
-
-    fn num(&mut self, m: &mut Map, key: &str, value: impl Count) -> std::io::Result<()> {
-        self.key(m, key);
-        self.buf.push(' ');
-        crate::yaml::push_decimal(&mut self.buf, value.count());
-        self.buf.push('\n');
-        Ok(())
-    }
-
-    fn bool(&mut self, m: &mut Map, key: &str, value: bool) {
-        self.key(m, key);
-        self.buf
-            .push_str(if value { " true\n" } else { " false\n" });
-    }
-
-    /// `key:` for a non-empty nested mapping; its pairs go two columns further in.
-    fn map(&mut self, m: &mut Map, key: &str) -> std::io::Result<Map> {
-        self.key(m, key);
-        self.buf.push('\n');
-        self.maybe_flush()?;
-        Ok(Map {
-            level: m.level + 2,
-            after_dash: false,
-        })
-    }
-
-    /// `key:` for a sequence of mappings: `key: []` when empty (`None`), else the column
-    /// of its items.
-    fn seq(&mut self, m: &mut Map, key: &str, empty: bool) -> std::io::Result<Option<usize>> {
-        self.key(m, key);
-        if empty {
-            self.buf.push_str(" []\n");
-            return Ok(None);
-        }
-        self.buf.push('\n');
-        self.maybe_flush()?;
-        Ok(Some(m.level + 2))
-    }
-
-    /// A sequence item that is a mapping: `-` at `level`, its first pair on that line.
-    fn item(&mut self, level: usize) -> Map {
-        self.indent(level);
-        self.buf.push('-');
-        Map {
-            level: level + 2,
-            after_dash: true,
-        }
-    }
-
-    /// A list of strings: `[]`, `[a, b]` when it fits, else one `- item` per line.
-    fn strings<'s, I, S>(&mut self, m: &mut Map, key: &str, items: I) -> std::io::Result<()>
-    where
-        I: Iterator<Item = &'s S> + Clone,
-        S: AsRef<str> + ?Sized + 's,
-    {
-        self.key(m, key);
-        // The flow form is written in place and taken back if it does not fit (a list per
-        // item and per dependency: no String of its own for each).
-        let before = self.buf.len();
-        self.buf.push_str(" [");
-        let flow_start = before + 1;
-        let mut fits = true;
-        for (count, item) in items.clone().enumerate() {
-            if count > 0 {
-                self.buf.push_str(", ");
-            }
-            crate::yaml::push_string_text(&mut self.buf, item.as_ref());
-            if self.buf.len() - flow_start + 1 > crate::yaml::FLOW_WIDTH {
-                fits = false;
-                break;
-            }
-        }
-        if fits {
-            self.buf.push_str("]\n");
-            return Ok(());
-        }
-        self.buf.truncate(before);
-        self.buf.push('\n');
-        for item in items {
-            self.indent(m.level + 2);
-            self.buf.push_str("- ");
-            crate::yaml::push_string_text(&mut self.buf, item.as_ref());
-            self.buf.push('\n');
-            self.maybe_flush()?;
-        }
-        Ok(())
-    }
-
-    /// Writes `render` of every element of `all`, in order. On a pool, chunks of elements
-    /// are rendered in parallel into their own buffers, a bounded batch at a time, and
-    /// written in order: the long lists of a large plan (hundreds of MB of YAML) use every
-    /// core and the output is the same bytes as a serial write.
-    fn write_each<T: Sync>(
-        &mut self,
-        pool: Option<&rayon::ThreadPool>,
-        all: &[T],
-        render: impl Fn(&mut YamlOut<'_>, &T) -> std::io::Result<()> + Sync,
-    ) -> std::io::Result<()> {
-        use rayon::prelude::*;
-        const CHUNK: usize = 256;
-        const BATCH: usize = 32;
-        let Some(pool) = pool.filter(|p| p.current_num_threads() > 1 && all.len() > CHUNK) else {
-            for x in all {
-                render(self, x)?;
-                self.maybe_flush()?;
-            }
-            return Ok(());
+    /// The streamed YAML and the `Serialize` form written by `yaml::to_string` are the same
+    /// bytes: both go through one writer, with the same layout rules.
+    #[test]
+    fn the_streamed_answer_is_laid_out_as_its_value() {
+        let file = |path: &str, src: &str| Source {
+            facts: extract(path, src.as_bytes()),
+            base: BaseVersion::Missing,
+            change: Some(ChangeKind::Added),
+            old_path: None,
         };
-        self.flush()?;
-        for batch in all.chunks(CHUNK * BATCH) {
-            let rendered: Vec<std::io::Result<Vec<u8>>> = pool.install(|| {
-                batch
-                    .par_chunks(CHUNK)
-                    .map(|chunk| {
-                        let mut bytes: Vec<u8> = Vec::new();
-                        let mut y = YamlOut {
-                            buf: String::with_capacity(Self::CHUNK + 4096),
-                            out: &mut bytes,
-                        };
-                        for x in chunk {
-                            render(&mut y, x)?;
-                            y.maybe_flush()?;
-                        }
-                        y.flush()?;
-                        Ok(bytes)
-                    })
-                    .collect()
-            });
-            for bytes in rendered {
-                self.out.write_all(&bytes?)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn item_out(&mut self, level: usize, item: &ItemOut<'_>) -> std::io::Result<()> {
-        let mut m = self.item(level);
-        self.str(&mut m, "method_id", item.method_id)?;
-        self.str(&mut m, "class_name", item.class_name)?;
-        self.str(&mut m, "method_name", item.method_name)?;
-        self.str(&mut m, "source_file", item.source_file)?;
-        self.key(&mut m, "line_range");
-        self.buf.push_str(" [");
-        crate::yaml::push_decimal(&mut self.buf, u64::from(item.line_range[0]));
-        self.buf.push_str(", ");
-        crate::yaml::push_decimal(&mut self.buf, u64::from(item.line_range[1]));
-        self.buf.push_str("]\n");
-        self.str(&mut m, "method_mode", item.method_mode)?;
-        self.bool(&mut m, "selected", item.selected);
-        if let Some(reason) = item.skip_reason {
-            self.str(&mut m, "skip_reason", reason)?;
-        }
-        if let Some(level) =
-            self.seq(&mut m, "cross_class_deps", item.cross_class_deps.is_empty())?
-        {
-            for dep in &item.cross_class_deps {
-                let mut d = self.item(level);
-                self.str(&mut d, "class", dep.class)?;
-                self.strings(&mut d, "methods", dep.methods.iter().copied())?;
-            }
-        }
-        self.strings(
-            &mut m,
-            "absorbed_private_methods",
-            item.absorbed_private_methods.iter(),
-        )
-    }
-
-    fn file_out(&mut self, level: usize, file: &FileOut<'_>) -> std::io::Result<()> {
-        let mut m = self.item(level);
-        self.str(&mut m, "path", file.path)?;
-        self.opt_str(&mut m, "class_name", file.class_name)?;
-        let mut c = self.map(&mut m, "complexity")?;
-        self.str(&mut c, "zone", file.complexity.zone)?;
-        self.num(&mut c, "loc", file.complexity.loc)?;
-        self.num(&mut c, "methods", file.complexity.methods)?;
-        if let Some(warning) = file.complexity.warning {
-            self.str(&mut c, "warning", warning)?;
-        }
-        self.opt_str(&mut m, "spec_path", file.spec_path)?;
-        if let Some(change) = file.change {
-            self.str(&mut m, "change", change_str(change))?;
-        }
-        if let Some(from) = file.renamed_from {
-            self.str(&mut m, "renamed_from", from)?;
-        }
-        if let Some(level) = self.seq(&mut m, "public_methods", file.public_methods.is_empty())? {
-            for p in &file.public_methods {
-                let mut pm = self.item(level);
-                self.str(&mut pm, "name", p.name)?;
-                self.str(&mut pm, "type", p.kind)?;
-                self.str(&mut pm, "method_id", p.method_id)?;
-                self.str(&mut pm, "method_mode", p.method_mode)?;
-                self.num(&mut pm, "wave", p.wave)?;
-                self.bool(&mut pm, "selected", p.selected);
-            }
-        }
-        self.maybe_flush()
+        let long: String = (0..20).map(|i| format!("    Payment.m{i}\n")).collect();
+        let sources = vec![
+            file("app/models/payment.rb", "class Payment\n  def capture; end\n  def self.for(x); end\nend\n"),
+            file(
+                "app/services/processor.rb",
+                &format!("class Processor\n  def run(payment)\n    payment.capture\n{long}  end\n  def yes?; end\nend\n"),
+            ),
+        ];
+        let settings = Settings {
+            select_all: false,
+            filter: select::Filter::default(),
+            zones: crate::config::ZoneThresholds::default(),
+            spec_policy: crate::vocab::ControllerLayout::Request,
+            allow_red: false,
+        };
+        let plan = crate::discover::plan(sources, &settings);
+        let answer = DiscoverAnswer {
+            status: "success",
+            reason: None,
+            message: None,
+            stopped_files: Vec::new(),
+            suggestions: Vec::new(),
+            mode: "branch",
+            base: Some(BaseInfo {
+                reference: "main".to_string(),
+                commit: Some("0123abcd".to_string()),
+            }),
+            slugs: vec!["app_models_payment".to_string()],
+            summary: Summary {
+                total_methods: plan.items.len(),
+                selected_methods: 0,
+                total_files: plan.files.len(),
+                waves_count: plan.waves_count,
+                by_zone: ByZone {
+                    green: 2,
+                    yellow: 0,
+                    red: 0,
+                },
+            },
+            plan,
+            skipped_files: vec![SkippedFile {
+                path: "app/x.rb".to_string(),
+                reason: "binary file: 2024-01-01".to_string(),
+            }],
+            warnings: vec!["yes".to_string(), "a: b".to_string()],
+            next_suggestions: Vec::new(),
+            timings: None,
+            started: Instant::now(),
+            threads: 1,
+        };
+        let mut streamed = Vec::new();
+        answer.write_yaml(&mut streamed).unwrap();
+        let streamed = String::from_utf8(streamed).unwrap();
+        assert_eq!(
+            streamed,
+            crate::yaml::to_string(&super::super::to_value(&answer))
+        );
+        assert!(streamed.contains("              - m19\n"), "{streamed}");
     }
 }

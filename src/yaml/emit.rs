@@ -2,6 +2,12 @@
 //! aliases, every string that Psych would read as something else (dates, `yes`, `1_000`,
 //! `:sym`, `~`) quoted, symbols as `:name`. Block style, two-space indents, short lists of
 //! scalars in flow style (`line_range: [10, 24]`).
+//!
+//! One streaming [`Writer`] over `io::Write` does it all: [`to_string`] walks a `Value`
+//! with it, and the `discover` answer (hundreds of MB on a large codebase, never built as
+//! a value) calls its `key: value` methods directly, so both lay YAML out the same way.
+
+use std::io::Write;
 
 use serde_yaml::{Mapping, Value};
 
@@ -12,105 +18,363 @@ use super::{as_symbol, SYMBOL_TAG};
 const SIMPLE_KEY_MAX: usize = 1000;
 
 /// Longest flow-style list written on one line.
-pub(crate) const FLOW_WIDTH: usize = 80;
+const FLOW_WIDTH: usize = 80;
 
 /// Renders `value` as a YAML document ending with a newline.
 pub fn to_string(value: &Value) -> String {
-    let mut out = String::new();
-    match value {
-        Value::Mapping(map) if !map.is_empty() => write_mapping(&mut out, map, 0),
-        Value::Sequence(seq) if !seq.is_empty() => write_sequence(&mut out, seq, 0),
-        other => {
-            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
-            out.push('\n');
+    let mut out: Vec<u8> = Vec::new();
+    let mut writer = Writer::new(&mut out);
+    // Writing to memory does not fail.
+    let _ = writer.document(value).and_then(|()| writer.flush());
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Where the next `key: value` of a block mapping goes: at column `level`, or right after
+/// a sequence item's `-` for the first pair of an item.
+#[derive(Debug, Clone, Copy)]
+pub struct Block {
+    level: usize,
+    after_dash: bool,
+}
+
+impl Block {
+    /// The top level of a document.
+    pub fn top() -> Self {
+        Block {
+            level: 0,
+            after_dash: false,
         }
     }
-    out
 }
 
-fn indent(out: &mut String, n: usize) {
-    for _ in 0..n {
-        out.push(' ');
-    }
+/// A streaming YAML writer: text goes through a buffer written out in chunks of about
+/// [`Writer::CHUNK`] bytes.
+pub struct Writer<'w> {
+    buf: String,
+    out: &'w mut dyn Write,
 }
 
-fn write_mapping(out: &mut String, map: &Mapping, level: usize) {
-    for (key, value) in map {
-        indent(out, level);
-        write_pair(out, key, value, level);
-    }
-}
+impl<'w> Writer<'w> {
+    /// Bytes gathered before they are written out.
+    pub const CHUNK: usize = 1 << 16;
 
-/// One `key: value` pair, the cursor already at column `level`. A key that is a non-empty
-/// collection (legal YAML, and what a hand-edited `? ` key loads as) is written in the
-/// explicit form, `? key` then `: value`, which Psych reads back to the same key.
-fn write_pair(out: &mut String, key: &Value, value: &Value, level: usize) {
-    // libyaml only finds a plain `key:` within 1024 characters of the key's start; a longer
-    // key goes in the explicit form too (as Psych writes it).
-    match inline(key).filter(|text| text.len() <= SIMPLE_KEY_MAX) {
-        Some(text) => out.push_str(&text),
-        None => {
-            out.push('?');
-            write_node_after_indicator(out, key, level);
-            indent(out, level);
+    /// A writer to `out`.
+    pub fn new(out: &'w mut dyn Write) -> Self {
+        Writer {
+            buf: String::with_capacity(Self::CHUNK + 4096),
+            out,
         }
     }
-    out.push(':');
-    write_value_after_key(out, value, level);
-}
 
-fn write_value_after_key(out: &mut String, value: &Value, level: usize) {
-    match value {
-        Value::Mapping(m) if !m.is_empty() => {
-            out.push('\n');
-            write_mapping(out, m, level + 2);
+    /// Writes out what is buffered.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(self.buf.as_bytes())?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    fn maybe_flush(&mut self) -> std::io::Result<()> {
+        if self.buf.len() >= Self::CHUNK {
+            self.flush()?;
         }
-        Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
-            Some(flow) => {
-                out.push(' ');
-                out.push_str(&flow);
-                out.push('\n');
-            }
+        Ok(())
+    }
+
+    fn indent(&mut self, level: usize) {
+        // One copy from a run of spaces (levels stay far below it), not a push per column.
+        const SPACES: &str = "                                                                ";
+        match SPACES.get(..level) {
+            Some(spaces) => self.buf.push_str(spaces),
             None => {
-                out.push('\n');
-                write_sequence(out, s, level + 2);
-            }
-        },
-        other => {
-            out.push(' ');
-            out.push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
-            out.push('\n');
-        }
-    }
-}
-
-fn write_sequence(out: &mut String, seq: &[Value], level: usize) {
-    for item in seq {
-        indent(out, level);
-        out.push('-');
-        write_node_after_indicator(out, item, level);
-    }
-}
-
-/// A node after a `-` or `?` indicator at column `level`: a mapping's first pair on the
-/// indicator's line and the rest aligned under it, a sequence on the following lines, a
-/// scalar on the same line.
-fn write_node_after_indicator(out: &mut String, node: &Value, level: usize) {
-    match node {
-        Value::Mapping(m) if !m.is_empty() => {
-            let mut first = true;
-            for (key, value) in m {
-                if first {
-                    out.push(' ');
-                    first = false;
-                } else {
-                    indent(out, level + 2);
+                for _ in 0..level {
+                    self.buf.push(' ');
                 }
-                write_pair(out, key, value, level + 2);
             }
         }
-        // A sequence or a scalar goes as it goes after a key.
-        other => write_value_after_key(out, other, level),
+    }
+
+    /// `key:` of a block mapping, for a key that is plain YAML as it is (`method_id`).
+    fn key(&mut self, m: &mut Block, key: &str) {
+        if m.after_dash {
+            m.after_dash = false;
+            self.buf.push(' ');
+        } else {
+            self.indent(m.level);
+        }
+        self.buf.push_str(key);
+        self.buf.push(':');
+    }
+
+    /// `key: value` for a string, quoted when Psych would read it as something else.
+    pub fn str(&mut self, m: &mut Block, key: &str, value: &str) -> std::io::Result<()> {
+        self.key(m, key);
+        self.buf.push(' ');
+        push_string_text(&mut self.buf, value);
+        self.buf.push('\n');
+        self.maybe_flush()
+    }
+
+    /// `key: value`, or `key: null`.
+    pub fn opt_str(
+        &mut self,
+        m: &mut Block,
+        key: &str,
+        value: Option<&str>,
+    ) -> std::io::Result<()> {
+        match value {
+            Some(v) => self.str(m, key, v),
+            None => {
+                self.key(m, key);
+                self.buf.push_str(" null\n");
+                Ok(())
+            }
+        }
+    }
+
+    /// `key: 42`.
+    pub fn num(&mut self, m: &mut Block, key: &str, value: impl itoa::Integer) {
+        self.key(m, key);
+        self.buf.push(' ');
+        self.buf.push_str(itoa::Buffer::new().format(value));
+        self.buf.push('\n');
+    }
+
+    /// `key: [1, 2]`: a short list of numbers in flow style.
+    pub fn nums<I: itoa::Integer>(&mut self, m: &mut Block, key: &str, values: &[I]) {
+        self.key(m, key);
+        self.buf.push_str(" [");
+        let mut digits = itoa::Buffer::new();
+        for (i, &value) in values.iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.buf.push_str(digits.format(value));
+        }
+        self.buf.push_str("]\n");
+    }
+
+    /// `key: true`.
+    pub fn bool(&mut self, m: &mut Block, key: &str, value: bool) {
+        self.key(m, key);
+        self.buf
+            .push_str(if value { " true\n" } else { " false\n" });
+    }
+
+    /// `key:` for a non-empty nested mapping; its pairs go two columns further in.
+    pub fn map(&mut self, m: &mut Block, key: &str) -> std::io::Result<Block> {
+        self.key(m, key);
+        self.buf.push('\n');
+        self.maybe_flush()?;
+        Ok(Block {
+            level: m.level + 2,
+            after_dash: false,
+        })
+    }
+
+    /// `key:` for a sequence of mappings: `key: []` when empty (`None`), else the column
+    /// of its items.
+    pub fn seq(&mut self, m: &mut Block, key: &str, empty: bool) -> std::io::Result<Option<usize>> {
+        self.key(m, key);
+        if empty {
+            self.buf.push_str(" []\n");
+            return Ok(None);
+        }
+        self.buf.push('\n');
+        self.maybe_flush()?;
+        Ok(Some(m.level + 2))
+    }
+
+    /// A sequence item that is a mapping: `-` at `level`, its first pair on that line.
+    pub fn item(&mut self, level: usize) -> Block {
+        self.indent(level);
+        self.buf.push('-');
+        Block {
+            level: level + 2,
+            after_dash: true,
+        }
+    }
+
+    /// A list of strings: `[]`, `[a, b]` when it fits, else one `- item` per line.
+    pub fn strings<'s, I, S>(&mut self, m: &mut Block, key: &str, items: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = &'s S> + Clone,
+        S: AsRef<str> + ?Sized + 's,
+    {
+        self.key(m, key);
+        // The flow form is written in place and taken back if it does not fit (a list per
+        // item and per dependency: no String of its own for each).
+        let before = self.buf.len();
+        self.buf.push_str(" [");
+        let flow_start = before + 1;
+        let mut fits = true;
+        for (count, item) in items.clone().enumerate() {
+            if count > 0 {
+                self.buf.push_str(", ");
+            }
+            push_string_text(&mut self.buf, item.as_ref());
+            if self.buf.len() - flow_start + 1 > FLOW_WIDTH {
+                fits = false;
+                break;
+            }
+        }
+        if fits {
+            self.buf.push_str("]\n");
+            return Ok(());
+        }
+        self.buf.truncate(before);
+        self.buf.push('\n');
+        for item in items {
+            self.indent(m.level + 2);
+            self.buf.push_str("- ");
+            push_string_text(&mut self.buf, item.as_ref());
+            self.buf.push('\n');
+            self.maybe_flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes `render` of every element of `all`, in order. On a pool, chunks of elements
+    /// are rendered in parallel into their own buffers, a bounded batch at a time, and
+    /// written in order: the long lists of a large answer (hundreds of MB of YAML) use
+    /// every core and the output is the same bytes as a serial write.
+    pub fn write_each<T: Sync>(
+        &mut self,
+        pool: Option<&rayon::ThreadPool>,
+        all: &[T],
+        render: impl Fn(&mut Writer<'_>, &T) -> std::io::Result<()> + Sync,
+    ) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 256;
+        const BATCH: usize = 32;
+        let Some(pool) = pool.filter(|p| p.current_num_threads() > 1 && all.len() > CHUNK) else {
+            for x in all {
+                render(self, x)?;
+                self.maybe_flush()?;
+            }
+            return Ok(());
+        };
+        self.flush()?;
+        for batch in all.chunks(CHUNK * BATCH) {
+            let rendered: Vec<std::io::Result<Vec<u8>>> = pool.install(|| {
+                batch
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let mut bytes: Vec<u8> = Vec::new();
+                        let mut y = Writer::new(&mut bytes);
+                        for x in chunk {
+                            render(&mut y, x)?;
+                            y.maybe_flush()?;
+                        }
+                        y.flush()?;
+                        Ok(bytes)
+                    })
+                    .collect()
+            });
+            for bytes in rendered {
+                self.out.write_all(&bytes?)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `value` as a whole document.
+    pub fn document(&mut self, value: &Value) -> std::io::Result<()> {
+        match value {
+            Value::Mapping(map) if !map.is_empty() => self.mapping(map, 0),
+            Value::Sequence(seq) if !seq.is_empty() => self.sequence(seq, 0),
+            other => {
+                self.buf
+                    .push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+                self.buf.push('\n');
+                Ok(())
+            }
+        }
+    }
+
+    fn mapping(&mut self, map: &Mapping, level: usize) -> std::io::Result<()> {
+        for (key, value) in map {
+            self.indent(level);
+            self.pair(key, value, level)?;
+        }
+        Ok(())
+    }
+
+    /// One `key: value` pair, the cursor already at column `level`. A key that is a
+    /// non-empty collection (legal YAML, and what a hand-edited `? ` key loads as) is
+    /// written in the explicit form, `? key` then `: value`, which Psych reads back to the
+    /// same key.
+    fn pair(&mut self, key: &Value, value: &Value, level: usize) -> std::io::Result<()> {
+        // libyaml only finds a plain `key:` within 1024 characters of the key's start; a
+        // longer key goes in the explicit form too (as Psych writes it).
+        match inline(key).filter(|text| text.len() <= SIMPLE_KEY_MAX) {
+            Some(text) => self.buf.push_str(&text),
+            None => {
+                self.buf.push('?');
+                self.after_indicator(key, level)?;
+                self.indent(level);
+            }
+        }
+        self.buf.push(':');
+        self.after_key(value, level)
+    }
+
+    fn after_key(&mut self, value: &Value, level: usize) -> std::io::Result<()> {
+        match value {
+            Value::Mapping(m) if !m.is_empty() => {
+                self.buf.push('\n');
+                self.mapping(m, level + 2)?;
+            }
+            Value::Sequence(s) if !s.is_empty() => match flow_sequence(s) {
+                Some(flow) => {
+                    self.buf.push(' ');
+                    self.buf.push_str(&flow);
+                    self.buf.push('\n');
+                }
+                None => {
+                    self.buf.push('\n');
+                    self.sequence(s, level + 2)?;
+                }
+            },
+            other => {
+                self.buf.push(' ');
+                self.buf
+                    .push_str(&inline(other).unwrap_or_else(|| "null".to_string()));
+                self.buf.push('\n');
+            }
+        }
+        self.maybe_flush()
+    }
+
+    fn sequence(&mut self, seq: &[Value], level: usize) -> std::io::Result<()> {
+        for item in seq {
+            self.indent(level);
+            self.buf.push('-');
+            self.after_indicator(item, level)?;
+        }
+        Ok(())
+    }
+
+    /// A node after a `-` or `?` indicator at column `level`: a mapping's first pair on the
+    /// indicator's line and the rest aligned under it, a sequence on the following lines, a
+    /// scalar on the same line.
+    fn after_indicator(&mut self, node: &Value, level: usize) -> std::io::Result<()> {
+        match node {
+            Value::Mapping(m) if !m.is_empty() => {
+                let mut first = true;
+                for (key, value) in m {
+                    if first {
+                        self.buf.push(' ');
+                        first = false;
+                    } else {
+                        self.indent(level + 2);
+                    }
+                    self.pair(key, value, level + 2)?;
+                }
+                Ok(())
+            }
+            // A sequence or a scalar goes as it goes after a key.
+            other => self.after_key(other, level),
+        }
     }
 }
 
@@ -216,28 +480,6 @@ fn symbol_text(name: &str) -> String {
     }
 }
 
-/// `n` in decimal, appended to `out` without a `String` or the formatting machinery of its
-/// own (a large answer writes millions of line numbers, waves and counts).
-pub fn push_decimal(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            // A digit: `rest % 10` is below 10.
-            *d = b'0' + (rest % 10) as u8;
-        }
-        rest /= 10;
-        if rest == 0 || at == 0 {
-            break;
-        }
-    }
-    for &d in digits.get(at..).unwrap_or_default() {
-        out.push(char::from(d));
-    }
-}
-
 /// Plain when Psych reads the plain text back as this very string; double-quoted otherwise.
 pub fn string_text(s: &str) -> String {
     if plain_is_safe(s) {
@@ -248,7 +490,7 @@ pub fn string_text(s: &str) -> String {
 }
 
 /// [`string_text`] appended to `out` (no allocation for the usual plain string).
-pub fn push_string_text(out: &mut String, s: &str) {
+fn push_string_text(out: &mut String, s: &str) {
     if plain_is_safe(s) {
         out.push_str(s);
     } else {
@@ -367,15 +609,6 @@ fn double_quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_are_written_in_decimal() {
-        for n in [0u64, 7, 10, 99, 12_345, u64::from(u32::MAX), u64::MAX] {
-            let mut buf = String::from("x");
-            push_decimal(&mut buf, n);
-            assert_eq!(buf, format!("x{n}"));
-        }
-    }
 
     /// Every string the one-pass check writes plain, the full rules write plain too: over
     /// every string of up to 4 bytes after a 3-letter start from an alphabet of the plain

@@ -11,8 +11,7 @@ pub mod scalar;
 
 use std::fmt;
 
-pub(crate) use emit::FLOW_WIDTH;
-pub use emit::{push_decimal, push_string_text, string_text, to_string};
+pub use emit::{string_text, to_string, Block, Writer};
 pub use load::load;
 pub use serde_yaml::{Mapping, Number, Value};
 
