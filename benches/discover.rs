@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use rspec_scout::app::discover::{self, Options};
 use rspec_scout::config::Config;
 use rspec_scout::index::{self, SourceFile};
-use rspec_scout::report::{Format, Progress};
+use rspec_scout::report::Format;
 
 use common::{ms, Recorder};
 
@@ -67,7 +67,6 @@ fn options(all: bool) -> Options {
     Options {
         all,
         no_metadata: true,
-        progress: Progress::Never,
         ..Options::default()
     }
 }

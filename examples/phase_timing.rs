@@ -7,7 +7,7 @@
 )]
 use std::time::Instant;
 
-use rspec_scout::config::ScopeRules;
+use rspec_scout::index::walk::ScopeRules;
 use rspec_scout::index::{self, walk};
 
 fn main() {

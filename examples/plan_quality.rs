@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use rspec_scout::analyze::{self, model::MethodAnalysis, Selected};
-use rspec_scout::config::ScopeRules;
 use rspec_scout::index::body::Node;
+use rspec_scout::index::walk::ScopeRules;
 use rspec_scout::index::{self, walk, ExtractOptions, FileFacts, MethodFacts};
 use rspec_scout::metadata::fields;
 use rspec_scout::yaml::{Mapping, Value};

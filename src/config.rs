@@ -5,7 +5,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::analyze::SideEffectRule;
+use crate::discover::zones::ZoneThresholds;
 use crate::error::{Error, Result};
+use crate::index::walk::{Scope, ScopeRules};
+use crate::index::DEFAULT_MAX_FILE_SIZE;
+use crate::metadata::{self, Location};
 use crate::vocab::SideEffectKind;
 use crate::yaml;
 
@@ -13,84 +18,6 @@ use crate::yaml;
 pub const CONFIG_FILE: &str = ".rspec-scout.yml";
 /// The pipeline's config file, at the root.
 pub const PIPELINE_CONFIG_FILE: &str = ".claude/rspec-testing-config.yml";
-
-/// Which files are in scope, as globs on root-relative paths.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScopeRules {
-    /// A file must match one of these.
-    pub include: Vec<String>,
-    /// A file must match none of these.
-    pub exclude: Vec<String>,
-}
-
-impl Default for ScopeRules {
-    fn default() -> Self {
-        let component_roots = "{packs,components,engines,gems}/**";
-        let include = vec![
-            "app/**/*.rb".to_string(),
-            "lib/**/*.rb".to_string(),
-            format!("{component_roots}/app/**/*.rb"),
-            format!("{component_roots}/lib/**/*.rb"),
-        ];
-        let mut exclude = vec!["**/*_spec.rb".to_string()];
-        for dir in [
-            "spec",
-            "test",
-            "db/migrate",
-            "config",
-            "bin",
-            "script",
-            "vendor",
-            "node_modules",
-            "tmp",
-        ] {
-            exclude.push(format!("{dir}/**"));
-            exclude.push(format!("{component_roots}/{dir}/**"));
-        }
-        ScopeRules { include, exclude }
-    }
-}
-
-/// Complexity zone thresholds (PRODUCT.md: green below both yellow marks, red above either
-/// red mark).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ZoneThresholds {
-    /// LOC at which a file turns yellow.
-    pub yellow_loc: u32,
-    /// LOC above which a file is red.
-    pub red_loc: u32,
-    /// Method count at which a file turns yellow.
-    pub yellow_methods: u32,
-    /// Method count above which a file is red.
-    pub red_methods: u32,
-}
-
-impl Default for ZoneThresholds {
-    fn default() -> Self {
-        ZoneThresholds {
-            yellow_loc: 150,
-            red_loc: 300,
-            yellow_methods: 7,
-            red_methods: 12,
-        }
-    }
-}
-
-/// An extra side-effect rule: calls matching `pattern` (`Receiver.method`, `*` wildcards)
-/// are side effects of `type`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SideEffectRule {
-    /// `SlackNotifier.*`, `*Mailer.*`, `Analytics.track`.
-    pub pattern: String,
-    /// `email`, `webhook`, `cache`, `event` or `external_api`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The behavior description, e.g. `notifies Slack`; derived from the call when absent.
-    #[serde(default)]
-    pub description: Option<String>,
-}
 
 /// The `.rspec-scout.yml` file as written.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -137,9 +64,6 @@ pub struct Config {
     /// Problems with config files that did not stop the run.
     pub warnings: Vec<String>,
 }
-
-/// Default for [`Config::max_file_size`].
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
 
 impl Config {
     /// Defaults for a root, without reading any file.
@@ -275,9 +199,27 @@ impl Config {
 
     /// The folder metadata files go in for a project root.
     pub fn metadata_dir(&self, project_root: &Path) -> PathBuf {
-        project_root
-            .join(&self.metadata_path)
-            .join("rspec_metadata")
+        metadata::dir(project_root, &self.metadata_path)
+    }
+
+    /// Where the metadata of `source` lives (absolute, or relative to the current
+    /// directory): under its git root, else under the configured root.
+    pub fn locate(&self, source: &Path) -> Location {
+        metadata::locate(&self.root, &self.metadata_path, source)
+    }
+
+    /// Where the metadata of a source path relative to `project_root` lives.
+    pub fn locate_rel(&self, project_root: &Path, source_rel: &str) -> Location {
+        metadata::locate_rel(project_root, &self.metadata_path, source_rel)
+    }
+
+    /// The include/exclude globs, compiled; a glob that does not compile is a config
+    /// error.
+    pub fn scope(&self) -> Result<Scope> {
+        Scope::new(&self.scope).map_err(|reason| Error::ConfigInvalid {
+            path: PathBuf::from(CONFIG_FILE),
+            reason,
+        })
     }
 }
 
@@ -299,24 +241,6 @@ fn parse_size(value: &serde_yaml::Value) -> Option<u64> {
         _ => return None,
     };
     n.checked_mul(factor)
-}
-
-/// The directory holding `.git` (a folder, or a file in worktrees and submodules) at or
-/// above `start`.
-pub fn git_root_of(start: &Path) -> Option<PathBuf> {
-    let mut dir = if start.is_dir() {
-        start.to_path_buf()
-    } else {
-        start.parent()?.to_path_buf()
-    };
-    loop {
-        if dir.join(".git").exists() {
-            return Some(dir);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use rspec_scout::app;
-use rspec_scout::config::{git_root_of, Config};
-use rspec_scout::report::{Answer, Format, Progress};
+use rspec_scout::config::Config;
+use rspec_scout::git::root_of as git_root_of;
+use rspec_scout::report::{Answer, Format, OnPhase, Progress};
 use rspec_scout::Error;
 
 use cli::{Cli, Command};
@@ -69,7 +70,11 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 no_metadata: a.no_metadata,
                 debug: a.debug,
                 timings: a.timings,
-                progress: if cli.quiet { Progress::Never } else { progress },
+                progress: if cli.quiet {
+                    OnPhase::default()
+                } else {
+                    on_phase(progress)
+                },
             },
         ),
         Command::Analyze(a) => app::analyze::run(
@@ -134,6 +139,29 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 paths: paths.clone(),
             },
         ),
+    }
+}
+
+/// Progress on stderr: JSON lines with `--progress json`, a line per phase of 500 files or
+/// more on a terminal.
+fn on_phase(progress: Progress) -> OnPhase {
+    use std::io::IsTerminal;
+    match progress {
+        Progress::Json => OnPhase::new(|name, total| {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "{{\"phase\":\"{name}\",\"total\":{total}}}"
+            );
+        }),
+        Progress::Auto if std::io::stderr().is_terminal() => OnPhase::new(|name, total| {
+            if total >= 500 {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "rspec-scout: {name} {total} files..."
+                );
+            }
+        }),
+        Progress::Auto | Progress::Never => OnPhase::default(),
     }
 }
 

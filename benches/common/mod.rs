@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rspec_scout::config::ScopeRules;
+use rspec_scout::index::walk::ScopeRules;
 use rspec_scout::index::walk::{self, Scope, SourceFile};
 pub mod synth;
 

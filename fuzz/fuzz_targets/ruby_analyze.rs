@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 
 use rspec_scout::analyze::{analyze, Request, Selected};
-use rspec_scout::config::SideEffectRule;
+use rspec_scout::analyze::SideEffectRule;
 use rspec_scout::index::{extract_with, ExtractOptions, Visibility};
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use rspec_scout::config::ZoneThresholds;
+use rspec_scout::discover::ZoneThresholds;
 use rspec_scout::discover::{self, select::Filter, BaseVersion, Settings, Source};
 use rspec_scout::index::extract;
 use rspec_scout::vocab::ControllerLayout;

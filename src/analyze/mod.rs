@@ -35,7 +35,8 @@ pub mod types;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use crate::config::SideEffectRule;
+use serde::Deserialize;
+
 use crate::index::{FileFacts, MethodFacts, MethodKind, Visibility};
 
 use flow::{End, MethodCx, Walker};
@@ -45,6 +46,21 @@ use types::{Lookup, TypeEnv};
 
 /// The side-effect types of the contract.
 pub const SIDE_EFFECT_TYPES: &[&str] = crate::vocab::SideEffectKind::NAMES;
+
+/// An extra side-effect rule: calls matching `pattern` (`Receiver.method`, `*` wildcards)
+/// are side effects of `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffectRule {
+    /// `SlackNotifier.*`, `*Mailer.*`, `Analytics.track`.
+    pub pattern: String,
+    /// `email`, `webhook`, `cache`, `event` or `external_api`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The behavior description, e.g. `notifies Slack`; derived from the call when absent.
+    #[serde(default)]
+    pub description: Option<String>,
+}
 
 /// A method to analyze.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,7 +231,7 @@ struct ClassMethods<'a> {
     private_instance: Vec<&'a MethodFacts>,
     private_singleton: Vec<&'a MethodFacts>,
     /// The private methods each method absorbs, indexed once for the file.
-    absorber: crate::discover::deps::Absorber<'a>,
+    absorber: crate::index::Absorber<'a>,
 }
 
 impl<'a> ClassMethods<'a> {
@@ -225,7 +241,7 @@ impl<'a> ClassMethods<'a> {
             initialize: None,
             private_instance: Vec::new(),
             private_singleton: Vec::new(),
-            absorber: crate::discover::deps::Absorber::new(&facts.methods),
+            absorber: crate::index::Absorber::new(&facts.methods),
         };
         for (i, m) in facts.methods.iter().enumerate() {
             if m.owner != class {

@@ -14,7 +14,7 @@
 
 use globset::GlobBuilder;
 
-use crate::config::SideEffectRule;
+use super::SideEffectRule;
 use crate::index::body::{walk, Call, Node, Visitor};
 
 use super::grammar::{self, words};

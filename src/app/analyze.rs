@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::index::{self, ExtractOptions, FileFacts, MethodKind};
 use crate::metadata::{self, fields};
-use crate::report::Answer;
+use crate::report::{millis, Answer};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `analyze`.
@@ -155,10 +155,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         }
         options.files.clone()
     };
-    let locations: Vec<metadata::Location> = sources
-        .iter()
-        .map(|s| metadata::locate(config, s))
-        .collect();
+    let locations: Vec<metadata::Location> = sources.iter().map(|s| config.locate(s)).collect();
     let work: Vec<Work> = index::in_pool(config.threads, || {
         locations
             .par_iter()
@@ -264,10 +261,6 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         ));
     }
     Ok(answer)
-}
-
-fn millis(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 fn failed(base: FileResult, e: &Error) -> FileResult {

@@ -11,14 +11,14 @@ use crate::config::Config;
 use crate::discover::{self, select::Filter, BaseVersion, Plan, Prepared, Settings, Source, Zone};
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, Repo};
-use crate::index::{self, walk, Scope};
+use crate::index::{self, walk};
 use crate::metadata::{self, fields};
 use crate::naming;
 use crate::report::discover::{
     deps_out, kind_str, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer, SkippedFile,
     StoppedFile, Summary, Timings,
 };
-use crate::report::{Answer, Progress};
+use crate::report::{millis, Answer, OnPhase};
 use crate::vocab::{ControllerLayout, ControllerPolicy, DiscoverMode as Mode};
 use crate::yaml::{Mapping, Value};
 
@@ -45,8 +45,8 @@ pub struct Options {
     pub debug: bool,
     /// Add the time of each phase to the answer.
     pub timings: bool,
-    /// Progress reporting.
-    pub progress: Progress,
+    /// Where each phase is reported (the binary prints it; nothing by default).
+    pub progress: OnPhase,
 }
 
 /// Exit code of a stop (red zone with only new code).
@@ -65,7 +65,7 @@ struct Candidate {
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let started = Instant::now();
     let mut timings = Timings::default();
-    let scope = Scope::new(&config.scope)?;
+    let scope = config.scope()?;
     let filter = Filter::new(&options.only, &options.exclude)?;
     // `--all` with paths is single mode over those paths with every method selected.
     let mode = if !options.paths.is_empty() {
@@ -87,7 +87,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         .map_or_else(|| config.root.clone(), |r| r.root().to_path_buf());
     let mut warnings = config.warnings.clone();
     let mut skipped: Vec<SkippedFile> = Vec::new();
-    let progress = Reporter::new(options.progress);
+    let progress = &options.progress;
 
     // 1. Which files, compared with what.
     let phase = Instant::now();
@@ -307,10 +307,6 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     Ok(result)
 }
 
-fn millis(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
 /// Reads the current version of every candidate from disk (the index in staged mode) and
 /// the base version of every changed file from git, then parses all of them in parallel.
 fn read_sources(
@@ -442,11 +438,7 @@ fn write_metadata(
         .iter()
         .filter_map(|f| {
             let fields = discovery_fields(f, plan)?;
-            Some((
-                metadata::locate_rel(config, project_root, f.path()),
-                fields,
-                f,
-            ))
+            Some((config.locate_rel(project_root, f.path()), fields, f))
         })
         .collect();
     let Some((first, _, _)) = jobs.first() else {
@@ -659,36 +651,6 @@ fn build_answer(
         timings: options.timings.then_some(timings),
         started,
         threads: 0,
-    }
-}
-
-/// Progress on stderr: JSON lines with `--progress json`, a line per phase on a terminal.
-struct Reporter {
-    mode: Progress,
-    tty: bool,
-}
-
-impl Reporter {
-    fn new(mode: Progress) -> Self {
-        use std::io::IsTerminal;
-        Reporter {
-            mode,
-            tty: std::io::stderr().is_terminal(),
-        }
-    }
-
-    fn phase(&self, name: &str, total: usize) {
-        use std::io::Write;
-        let mut err = std::io::stderr().lock();
-        match self.mode {
-            Progress::Json => {
-                let _ = writeln!(err, "{{\"phase\":\"{name}\",\"total\":{total}}}");
-            }
-            Progress::Auto if self.tty && total >= 500 => {
-                let _ = writeln!(err, "rspec-scout: {name} {total} files...");
-            }
-            _ => {}
-        }
     }
 }
 

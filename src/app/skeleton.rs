@@ -135,11 +135,11 @@ fn usage(message: &str) -> Error {
 /// its project is its git root when that lies inside the configured root.
 fn resolve_metadata(config: &Config, arg: &Path) -> (PathBuf, PathBuf) {
     if arg.extension().is_some_and(|e| e == "rb") {
-        let location = metadata::locate(config, arg);
+        let location = config.locate(arg);
         return (location.path, location.project_root);
     }
     let abs = crate::index::walk::absolute(arg);
-    let root = crate::config::git_root_of(&abs)
+    let root = crate::git::root_of(&abs)
         .filter(|r| r.starts_with(&config.root) && abs.starts_with(r))
         .unwrap_or_else(|| config.root.clone());
     (arg.to_path_buf(), root)

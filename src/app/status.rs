@@ -41,7 +41,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         if path.is_dir() {
             entries.extend(folder_entries(config, path));
         } else {
-            let location = metadata::locate(config, path);
+            let location = config.locate(path);
             if !path.exists() && !location.path.exists() {
                 return Err(Error::SourceNotFound { path: path.clone() });
             }
@@ -96,7 +96,7 @@ fn metadata_files(dir: &Path) -> Vec<PathBuf> {
 /// The metadata files whose source lies under `folder`.
 fn folder_entries(config: &Config, folder: &Path) -> Vec<Entry> {
     let abs = walk::absolute(folder);
-    let project_root = crate::config::git_root_of(&abs)
+    let project_root = crate::git::root_of(&abs)
         .filter(|r| abs.starts_with(r))
         .unwrap_or_else(|| config.root.clone());
     let rel = walk::relative_to(&project_root, &abs).unwrap_or_default();

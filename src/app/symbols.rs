@@ -9,7 +9,7 @@ use crate::report::{self, Answer};
 
 /// Indexes the files named by `paths` (folders are walked) and lists their symbols.
 pub fn run(config: &Config, paths: &[PathBuf]) -> Result<Answer> {
-    let scope = walk::Scope::new(&config.scope)?;
+    let scope = config.scope()?;
     let found = walk::collect(&config.root, paths, &scope, config.threads)?;
     let options = IndexOptions {
         threads: config.threads,

@@ -92,7 +92,7 @@ struct Target {
 
 fn resolve(config: &Config, file: &Path) -> Target {
     if file.extension().is_some_and(|e| e == "rb") {
-        let location = metadata::locate(config, file);
+        let location = config.locate(file);
         let cwd = std::env::current_dir()
             .map(|d| crate::index::walk::absolute(&d))
             .unwrap_or_default();

@@ -1,90 +1,28 @@
-//! Who depends on whom: the private methods a public method absorbs, and the classes (in
-//! scope) that a method and its absorbed methods reference, resolved the way Ruby resolves
+//! Who depends on whom: the classes (in scope) that a public method and the private methods
+//! it absorbs (found by [`crate::index::Absorber`]) reference, resolved the way Ruby resolves
 //! constants (lexical nesting first, then the top level; `::X` from the top level only),
 //! plus instance variables and parameters whose names camelize to a class in scope
 //! (`@payment` → `Payment`).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::index::{FileFacts, MethodFacts, MethodKind, Names, Visibility};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::index::{FileFacts, MethodFacts, MethodKind, Names};
 use crate::naming::camelize;
-
-/// The private and protected methods of the same owner and kind that method `index` calls
-/// with an implicit receiver or `self.`, transitively, in call order (first found first).
-/// For many methods of one file, build an [`Absorber`] once instead.
-pub fn absorbed(methods: &[MethodFacts], index: usize) -> Vec<usize> {
-    Absorber::new(methods).absorbed(index)
-}
-
-/// [`absorbed`] for every method of a file: the non-public methods are indexed by owner,
-/// kind and name once, so a class with thousands of methods is not scanned per method.
-#[derive(Debug)]
-pub struct Absorber<'a> {
-    methods: &'a [MethodFacts],
-    /// Non-public, static methods by (owner, kind, name), in file order.
-    callees: HashMap<(&'a str, MethodKind, &'a str), Vec<usize>, FxBuild>,
-}
-
-impl<'a> Absorber<'a> {
-    /// Indexes the non-public methods of `methods`.
-    pub fn new(methods: &'a [MethodFacts]) -> Self {
-        let mut callees: HashMap<_, Vec<usize>, FxBuild> = HashMap::default();
-        for (i, m) in methods.iter().enumerate() {
-            if m.visibility != Visibility::Public && !m.dynamic {
-                callees
-                    .entry((m.owner.as_str(), m.kind, m.name.as_str()))
-                    .or_default()
-                    .push(i);
-            }
-        }
-        Absorber { methods, callees }
-    }
-
-    /// What method `index` absorbs, as [`absorbed`] says.
-    pub fn absorbed(&self, index: usize) -> Vec<usize> {
-        let Some(root) = self.methods.get(index) else {
-            return Vec::new();
-        };
-        if self.callees.is_empty() {
-            return Vec::new();
-        }
-        let mut seen: Vec<usize> = Vec::new();
-        let mut seen_set: HashSet<usize, FxBuild> = HashSet::default();
-        let mut queue: Vec<usize> = vec![index];
-        while let Some(current) = queue.pop() {
-            let Some(caller) = self.methods.get(current) else {
-                continue;
-            };
-            for name in caller.calls.iter() {
-                let Some(found) = self.callees.get(&(root.owner.as_str(), root.kind, name)) else {
-                    continue;
-                };
-                for &c in found {
-                    if c != index && seen_set.insert(c) {
-                        seen.push(c);
-                        queue.push(c);
-                    }
-                }
-            }
-        }
-        seen.sort_by_key(|&i| self.methods.get(i).map(|m| m.line_range.0).unwrap_or(0));
-        seen
-    }
-}
 
 /// The classes and modules defined in the files in scope, for constant resolution.
 #[derive(Debug, Default)]
 pub struct Known {
     /// Each class's number (its index in `names`).
-    ids: HashMap<Arc<str>, u32, FxBuild>,
+    ids: FxHashMap<Arc<str>, u32>,
     /// Shared: every dependency on a class holds this one copy of its name.
     names: Vec<Arc<str>>,
-    namespaces: HashSet<String, FxBuild>,
+    namespaces: FxHashSet<String>,
     /// Every segment of those names (`Admin`, `Billing`, `Invoice`): a constant whose first
     /// segment is none of them resolves nowhere, with one lookup (most ivars and parameters:
     /// `@user` when no class is named `User`).
-    segments: HashSet<Box<str>, FxBuild>,
+    segments: FxHashSet<Box<str>>,
 }
 
 impl Known {
@@ -241,59 +179,6 @@ fn split_scope(path: &str) -> Option<(&str, &str)> {
     let bytes = path.as_bytes();
     let at = memchr::memchr_iter(b':', bytes).find(|&i| bytes.get(i + 1) == Some(&b':'))?;
     Some((path.get(..at)?, path.get(at + 2..)?))
-}
-
-/// FxHash (rustc's hasher): constant resolution hashes short names millions of times on a
-/// large codebase, where SipHash's DoS resistance buys nothing (the input is the code).
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FxBuild;
-
-impl std::hash::BuildHasher for FxBuild {
-    type Hasher = FxHasher;
-    fn build_hasher(&self) -> FxHasher {
-        FxHasher(0)
-    }
-}
-
-pub(crate) struct FxHasher(u64);
-
-impl FxHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let tail = chunks.remainder();
-        if !tail.is_empty() {
-            let mut word = [0u8; 8];
-            for (slot, byte) in word.iter_mut().zip(tail) {
-                *slot = *byte;
-            }
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// Classes a set of methods depends on, sorted, each with the methods called on it (sorted,
@@ -523,7 +408,7 @@ impl Scopes {
     /// The statements of a file, as its facts list them.
     pub fn new(classes: &[crate::index::ClassFacts]) -> Scopes {
         let mut names: Vec<Box<str>> = classes.iter().map(|c| c.name.as_str().into()).collect();
-        let mut index: HashMap<&str, u32, FxBuild> = HashMap::default();
+        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
         for (i, c) in classes.iter().enumerate() {
             index
                 .entry(c.name.as_str())
@@ -622,7 +507,7 @@ pub fn is_class_method(m: &MethodFacts) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::extract;
+    use crate::index::{absorbed, extract};
 
     /// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
     /// other than its own class ([`Refs::collect`] then [`resolve_refs`]).

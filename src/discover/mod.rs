@@ -13,7 +13,6 @@ use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
-use crate::config::ZoneThresholds;
 use crate::git::ChangeKind;
 use crate::index::{Diagnostic, FileFacts, MethodKind, NameList};
 use crate::naming;
@@ -21,7 +20,7 @@ use crate::vocab::ControllerLayout;
 
 pub use deps::Deps;
 pub use modes::MethodMode;
-pub use zones::Zone;
+pub use zones::{Zone, ZoneThresholds};
 
 /// The skip reason of methods that did not change.
 pub const UNCHANGED: &str = "Custom: unchanged since the base";
@@ -229,7 +228,7 @@ pub fn prepare(source: Source) -> Prepared {
         old_path,
     } = source;
     // What each public method absorbs, found once: the modes and the references read it.
-    let absorber = deps::Absorber::new(&facts.methods);
+    let absorber = crate::index::Absorber::new(&facts.methods);
     let absorbed_by: Vec<Vec<usize>> = facts
         .methods
         .iter()

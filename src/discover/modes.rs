@@ -9,7 +9,7 @@ pub use crate::vocab::MethodMode;
 
 /// The mode of every method of `current` (same order), against `base` (`None`: the file
 /// did not exist). `absorbed(i)` lists the methods public method `i` absorbs (indices into
-/// `current.methods`, as [`super::deps::Absorber`] finds them): the caller passes them, so
+/// `current.methods`, as [`crate::index::Absorber`] finds them): the caller passes them, so
 /// a planner that has already listed them does not walk the calls again.
 pub fn method_modes<F, A>(
     current: &FileFacts,
@@ -96,7 +96,7 @@ mod tests {
     fn modes(base: &str, current: &str) -> Vec<(String, MethodMode)> {
         let b = extract("a.rb", base.as_bytes());
         let c = extract("a.rb", current.as_bytes());
-        let absorber = crate::discover::deps::Absorber::new(&c.methods);
+        let absorber = crate::index::Absorber::new(&c.methods);
         c.methods
             .iter()
             .map(|m| m.id())

@@ -5,9 +5,7 @@
 //! share one wave, so every dependency points to an earlier wave or, inside a cycle, the
 //! same one.
 
-use std::collections::HashMap;
-
-use super::deps::FxBuild;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -53,8 +51,8 @@ pub fn compute<S: AsRef<str>>(items: &[Item<S>]) -> Waves {
     let count = items.len();
     // Looked up for every dependency of every item: a hash map, not a tree of string
     // comparisons. Node numbers come from the sorted names.
-    let mut index: HashMap<&str, u32, FxBuild> = HashMap::default();
-    let mut unique: std::collections::HashSet<&str, FxBuild> = std::collections::HashSet::default();
+    let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut unique: FxHashSet<&str> = FxHashSet::default();
     for item in items {
         unique.insert(item.class.as_ref());
         unique.extend(item.deps.iter().map(AsRef::as_ref));

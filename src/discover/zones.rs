@@ -1,8 +1,34 @@
 //! Complexity zones: green, yellow or red by the worst of LOC and method count.
 
-use crate::config::ZoneThresholds;
+use serde::Deserialize;
 
 pub use crate::vocab::Zone;
+
+/// Complexity zone thresholds (PRODUCT.md: green below both yellow marks, red above either
+/// red mark).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZoneThresholds {
+    /// LOC at which a file turns yellow.
+    pub yellow_loc: u32,
+    /// LOC above which a file is red.
+    pub red_loc: u32,
+    /// Method count at which a file turns yellow.
+    pub yellow_methods: u32,
+    /// Method count above which a file is red.
+    pub red_methods: u32,
+}
+
+impl Default for ZoneThresholds {
+    fn default() -> Self {
+        ZoneThresholds {
+            yellow_loc: 150,
+            red_loc: 300,
+            yellow_methods: 7,
+            red_methods: 12,
+        }
+    }
+}
 
 /// The zone of a file with `loc` code lines and `methods` methods.
 pub fn zone(loc: u32, methods: usize, t: &ZoneThresholds) -> Zone {

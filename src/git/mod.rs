@@ -12,6 +12,24 @@ use crate::error::{Error, Result};
 
 pub use crate::vocab::ChangeKind;
 
+/// The directory holding `.git` (a folder, or a file in worktrees and submodules) at or
+/// above `start`.
+pub fn root_of(start: &Path) -> Option<PathBuf> {
+    let mut dir = if start.is_dir() {
+        start.to_path_buf()
+    } else {
+        start.parent()?.to_path_buf()
+    };
+    loop {
+        if dir.join(".git").exists() {
+            return Some(dir);
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
 /// One changed file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Change {

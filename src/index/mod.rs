@@ -1,6 +1,7 @@
 //! The Ruby index: walk → read → parse (ruby-prism) → [`FileFacts`]. The only module that
 //! sees syntax trees; every tree lives and dies inside one parallel task.
 
+mod absorb;
 pub mod body;
 mod dispatch;
 pub mod facts;
@@ -11,6 +12,7 @@ pub mod walk;
 
 use std::path::Path;
 
+pub use absorb::{absorbed, Absorber};
 pub use facts::*;
 pub use parse::{digest_normalized, extract, extract_with, ExtractOptions};
 pub use walk::{Scope, SourceFile};
@@ -20,6 +22,9 @@ use rayon::prelude::*;
 /// Stack size of worker threads. Prism bounds nesting and the extractor bounds its own
 /// depth, but a deep tree still takes a few MB of stack; this leaves a wide margin.
 pub const WORKER_STACK: usize = 64 * 1024 * 1024;
+
+/// Files larger than this are not read unless configured (`max_file_size`).
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
 
 /// How to index.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +39,7 @@ impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions {
             threads: 0,
-            max_file_size: crate::config::DEFAULT_MAX_FILE_SIZE,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
         }
     }
 }

@@ -1284,32 +1284,20 @@ pub(crate) fn bytes_to_string(bytes: &[u8]) -> String {
 }
 
 /// A digest of the text with each line trimmed and blank lines dropped, so re-indenting or
-/// moving a method does not change it, but any other edit does. Eight bytes per step
-/// (rotate, xor, multiply, as FxHash does); stable across runs and platforms.
+/// moving a method does not change it, but any other edit does. FxHash (`rustc-hash`):
+/// deterministic, and only compared within one run (a method with its base version).
 pub fn digest_normalized(text: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |word: u64| hash = (hash.rotate_left(5) ^ word).wrapping_mul(K);
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
     for line in SplitLines::new(text) {
-        let trimmed = trim_ascii(line);
+        let trimmed = line.trim_ascii();
         if trimmed.is_empty() {
             continue;
         }
-        let mut chunks = trimmed.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            mix(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        let mut word = [0u8; 8];
-        if let Some(dst) = word.get_mut(..rest.len()) {
-            dst.copy_from_slice(rest);
-        }
-        mix(u64::from_le_bytes(word));
-        mix(trimmed.len() as u64);
+        hasher.write(trimmed);
+        hasher.write_usize(trimmed.len());
     }
-    hash
+    hasher.finish()
 }
 
 /// Lines of a byte slice, found with memchr.
@@ -1339,18 +1327,6 @@ impl<'a> Iterator for SplitLines<'a> {
             }
         }
     }
-}
-
-fn trim_ascii(line: &[u8]) -> &[u8] {
-    let start = line
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(line.len());
-    let end = line
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    line.get(start..end).unwrap_or_default()
 }
 
 #[cfg(test)]

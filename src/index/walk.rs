@@ -7,8 +7,44 @@ use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::config::ScopeRules;
 use crate::error::{Error, Result};
+
+/// Which files are in scope, as globs on root-relative paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeRules {
+    /// A file must match one of these.
+    pub include: Vec<String>,
+    /// A file must match none of these.
+    pub exclude: Vec<String>,
+}
+
+impl Default for ScopeRules {
+    fn default() -> Self {
+        let component_roots = "{packs,components,engines,gems}/**";
+        let include = vec![
+            "app/**/*.rb".to_string(),
+            "lib/**/*.rb".to_string(),
+            format!("{component_roots}/app/**/*.rb"),
+            format!("{component_roots}/lib/**/*.rb"),
+        ];
+        let mut exclude = vec!["**/*_spec.rb".to_string()];
+        for dir in [
+            "spec",
+            "test",
+            "db/migrate",
+            "config",
+            "bin",
+            "script",
+            "vendor",
+            "node_modules",
+            "tmp",
+        ] {
+            exclude.push(format!("{dir}/**"));
+            exclude.push(format!("{component_roots}/{dir}/**"));
+        }
+        ScopeRules { include, exclude }
+    }
+}
 
 /// Compiled include/exclude globs.
 #[derive(Debug, Clone)]
@@ -18,8 +54,8 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// Compiles the rules; a bad glob is a config error.
-    pub fn new(rules: &ScopeRules) -> Result<Self> {
+    /// Compiles the rules; the error says which glob does not compile.
+    pub fn new(rules: &ScopeRules) -> std::result::Result<Self, String> {
         Ok(Scope {
             include: build(&rules.include)?,
             exclude: build(&rules.exclude)?,
@@ -37,19 +73,13 @@ impl Scope {
     }
 }
 
-fn build(globs: &[String]) -> Result<GlobSet> {
+fn build(globs: &[String]) -> std::result::Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for g in globs {
-        let glob = Glob::new(g).map_err(|e| Error::ConfigInvalid {
-            path: PathBuf::from(crate::config::CONFIG_FILE),
-            reason: format!("bad glob {g:?}: {e}"),
-        })?;
+        let glob = Glob::new(g).map_err(|e| format!("bad glob {g:?}: {e}"))?;
         builder.add(glob);
     }
-    builder.build().map_err(|e| Error::ConfigInvalid {
-        path: PathBuf::from(crate::config::CONFIG_FILE),
-        reason: e.to_string(),
-    })
+    builder.build().map_err(|e| e.to_string())
 }
 
 /// A Ruby file to read.

@@ -64,17 +64,17 @@ impl Discovery {
     pub fn apply(&self, map: &mut Mapping) {
         set(map, "source_file", Value::String(self.source_file.clone()));
         set(map, "class_name", Value::String(self.class_name.clone()));
-        set(map, "complexity", crate::report::to_value(&self.complexity));
+        set(map, "complexity", crate::yaml::to_value(&self.complexity));
         set(map, "spec_path", Value::String(self.spec_path.clone()));
         set(
             map,
             "methods_to_analyze",
-            crate::report::to_value(&self.methods_to_analyze),
+            crate::yaml::to_value(&self.methods_to_analyze),
         );
         set(
             map,
             "dependencies",
-            crate::report::to_value(&self.dependencies),
+            crate::yaml::to_value(&self.dependencies),
         );
         super::with_automation(map, |auto| {
             set(auto, "discovery_agent_completed", Value::Bool(true));

@@ -12,7 +12,6 @@ pub mod validate;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::yaml::{self, Mapping, Value};
 
@@ -39,23 +38,27 @@ pub struct Location {
     pub path: PathBuf,
 }
 
-/// Locates the metadata of `source` (absolute, or relative to the current directory).
-pub fn locate(config: &Config, source: &Path) -> Location {
+/// The folder metadata files go in: `{project_root}/{metadata_path}/rspec_metadata`.
+pub fn dir(project_root: &Path, metadata_path: &str) -> PathBuf {
+    project_root.join(metadata_path).join("rspec_metadata")
+}
+
+/// Locates the metadata of `source` (absolute, or relative to the current directory): the
+/// project root is its git root, else `default_root`.
+pub fn locate(default_root: &Path, metadata_path: &str, source: &Path) -> Location {
     let abs = crate::index::walk::absolute(source);
-    let project_root = crate::config::git_root_of(&abs)
+    let project_root = crate::git::root_of(&abs)
         .filter(|r| abs.starts_with(r))
-        .unwrap_or_else(|| config.root.clone());
+        .unwrap_or_else(|| default_root.to_path_buf());
     let source_rel = crate::index::walk::relative_to(&project_root, &abs)
         .unwrap_or_else(|| source.to_string_lossy().replace('\\', "/"));
-    locate_rel(config, &project_root, &source_rel)
+    locate_rel(&project_root, metadata_path, &source_rel)
 }
 
 /// Locates the metadata of a source path already relative to `project_root`.
-pub fn locate_rel(config: &Config, project_root: &Path, source_rel: &str) -> Location {
+pub fn locate_rel(project_root: &Path, metadata_path: &str, source_rel: &str) -> Location {
     let slug = crate::naming::slug(source_rel);
-    let path = config
-        .metadata_dir(project_root)
-        .join(format!("{slug}.yml"));
+    let path = dir(project_root, metadata_path).join(format!("{slug}.yml"));
     Location {
         project_root: project_root.to_path_buf(),
         source_rel: source_rel.to_string(),

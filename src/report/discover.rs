@@ -21,7 +21,7 @@ use crate::git::ChangeKind;
 use crate::index::{MethodKind, NameList};
 use crate::yaml::{Block, Writer};
 
-use super::{Format, Streamed};
+use super::{millis, Format, Streamed};
 
 /// The answer, owning the plan it is written from.
 #[derive(Debug)]
@@ -699,10 +699,6 @@ impl Streamed for DiscoverAnswer {
     }
 }
 
-fn millis(since: Instant) -> u64 {
-    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
 /// The text rendering (see [`DiscoverAnswer::text`]).
 pub fn text(a: &DiscoverAnswer) -> String {
     a.text()
@@ -795,7 +791,7 @@ mod tests {
         let settings = Settings {
             select_all: false,
             filter: select::Filter::default(),
-            zones: crate::config::ZoneThresholds::default(),
+            zones: crate::discover::ZoneThresholds::default(),
             spec_policy: crate::vocab::ControllerLayout::Request,
             allow_red: false,
         };

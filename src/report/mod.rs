@@ -13,6 +13,39 @@ use crate::yaml;
 
 pub use crate::vocab::{Format, Progress};
 
+/// Where a long command reports each phase it enters (`parse`, `metadata`) with the number
+/// of files it covers. The binary decides what to print (`--progress`); the library never
+/// writes to stderr itself. The default reports nothing.
+#[derive(Clone, Default)]
+pub struct OnPhase(Option<std::sync::Arc<PhaseFn>>);
+
+/// A phase's name and its number of files.
+type PhaseFn = dyn Fn(&str, usize) + Send + Sync;
+
+impl OnPhase {
+    /// Reports phases to `report`.
+    pub fn new(report: impl Fn(&str, usize) + Send + Sync + 'static) -> Self {
+        OnPhase(Some(std::sync::Arc::new(report)))
+    }
+
+    /// Reports that phase `name` starts, over `total` files.
+    pub fn phase(&self, name: &str, total: usize) {
+        if let Some(report) = &self.0 {
+            report(name, total);
+        }
+    }
+}
+
+impl std::fmt::Debug for OnPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "OnPhase(..)"
+        } else {
+            "OnPhase(none)"
+        })
+    }
+}
+
 /// An answer too large to hold as a value: written straight to the output in the format
 /// asked for, when it is printed (`discover`'s plan can hold hundreds of thousands of
 /// methods).
@@ -131,10 +164,11 @@ pub struct ErrorAnswer {
     pub recoverable: bool,
 }
 
-/// Any serializable value as a YAML value (serialization of our own types cannot fail; a
-/// failure would be a bug, reported in the value rather than by a panic).
-pub fn to_value<T: Serialize>(value: &T) -> Value {
-    serde_yaml::to_value(value).unwrap_or_else(|e| Value::String(format!("internal error: {e}")))
+pub use crate::yaml::to_value;
+
+/// Milliseconds since `since`, for the `timings` of an answer.
+pub fn millis(since: std::time::Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// A YAML value written as JSON in its own key order (the order of the answer types, as

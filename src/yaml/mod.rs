@@ -21,6 +21,12 @@ pub const MAX_DEPTH: usize = 256;
 
 const SYMBOL_TAG: &str = "!ruby/symbol";
 
+/// Any serializable value as a YAML value (serialization of our own types cannot fail; a
+/// failure would be a bug, reported in the value rather than by a panic).
+pub fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_yaml::to_value(value).unwrap_or_else(|e| Value::String(format!("internal error: {e}")))
+}
+
 /// A Ruby Symbol value.
 pub fn symbol(name: &str) -> Value {
     Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
