@@ -92,97 +92,26 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // 1. Which files, compared with what.
     let phase = Instant::now();
     let (base, candidates) = match mode {
-        Mode::Branch | Mode::Staged => {
-            let repo = repo.as_ref().ok_or_else(|| Error::NotAGitRepository {
-                path: config.root.clone(),
-            })?;
-            let (base, changes) = if mode == Mode::Staged {
-                (repo.head_base(), repo.staged_changes()?)
-            } else {
-                let (base, w) =
-                    repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
-                warnings.extend(w);
-                let changes = repo.working_tree_changes(&base)?;
-                (base, changes)
-            };
-            let mut candidates = Vec::new();
-            for change in changes {
-                if !scope.contains(&change.path) {
-                    continue;
-                }
-                if change.kind == ChangeKind::Deleted {
-                    skipped.push(SkippedFile {
-                        path: change.path,
-                        reason: "File deleted".to_string(),
-                    });
-                    continue;
-                }
-                candidates.push(Candidate {
-                    path: project_root.join(&change.path),
-                    rel: change.path,
-                    change: Some(change.kind),
-                    old_path: change.old_path,
-                });
-            }
-            (Some(base), candidates)
-        }
-        Mode::Single | Mode::All => {
-            let walk_started = Instant::now();
-            let found = if mode == Mode::All {
-                walk::collect_all(&config.root, &scope, config.threads)
-            } else {
-                walk::collect(&project_root, &options.paths, &scope, config.threads)?
-            };
-            timings.walk_ms = millis(walk_started);
-            warnings.extend(found.warnings);
-            let mut base = None;
-            let mut changes: Vec<Change> = Vec::new();
-            if let Some(repo) = &repo {
-                let resolved = match repo
-                    .branch_base(options.base.as_deref(), config.base.as_deref())
-                {
-                    Ok((b, w)) => {
-                        warnings.extend(w);
-                        b
-                    }
-                    Err(e @ Error::BadBaseRef { .. }) if options.base.is_some() => return Err(e),
-                    Err(_) => {
-                        warnings.push("no base ref found (origin/HEAD, main, master): method modes compare with HEAD".to_string());
-                        repo.head_base()
-                    }
-                };
-                changes = repo.working_tree_changes(&resolved)?;
-                base = Some(resolved);
-            } else {
-                warnings.push(format!(
-                    "{} is not in a git repository: every method counts as new",
-                    config.root.display()
-                ));
-            }
-            // The first change of each path, as a scan of the list would find it.
-            let mut by_path: std::collections::HashMap<&str, &Change> =
-                std::collections::HashMap::with_capacity(changes.len());
-            for c in &changes {
-                by_path.entry(c.path.as_str()).or_insert(c);
-            }
-            let candidates = found
-                .files
-                .into_iter()
-                .map(|f| {
-                    let change = by_path.get(f.rel.as_str()).copied();
-                    Candidate {
-                        change: match (&repo, change) {
-                            (Some(_), Some(c)) => Some(c.kind),
-                            _ => None,
-                        },
-                        old_path: change.and_then(|c| c.old_path.clone()),
-                        rel: f.rel,
-                        path: f.path,
-                    }
-                })
-                .collect();
-            (base, candidates)
-        }
+        Mode::Branch | Mode::Staged => changed_files(
+            config,
+            options,
+            mode,
+            repo.as_ref(),
+            &scope,
+            &project_root,
+            &mut warnings,
+            &mut skipped,
+        )?,
+        Mode::Single | Mode::All => walked_files(
+            config,
+            options,
+            mode,
+            repo.as_ref(),
+            &scope,
+            &project_root,
+            &mut warnings,
+            &mut timings,
+        )?,
     };
     timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
     if candidates.is_empty() {
@@ -305,6 +234,123 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut result = Answer::streamed(answer, exit);
     result.stderr.extend(stop_message);
     Ok(result)
+}
+
+/// Branch and staged mode: the in-scope files git reports changed against the base (the
+/// deleted ones go to `skipped`).
+#[allow(clippy::too_many_arguments)]
+fn changed_files(
+    config: &Config,
+    options: &Options,
+    mode: Mode,
+    repo: Option<&Repo>,
+    scope: &walk::Scope,
+    project_root: &Path,
+    warnings: &mut Vec<String>,
+    skipped: &mut Vec<SkippedFile>,
+) -> Result<(Option<Base>, Vec<Candidate>)> {
+    let repo = repo.ok_or_else(|| Error::NotAGitRepository {
+        path: config.root.clone(),
+    })?;
+    let (base, changes) = if mode == Mode::Staged {
+        (repo.head_base(), repo.staged_changes()?)
+    } else {
+        let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
+        warnings.extend(w);
+        let changes = repo.working_tree_changes(&base)?;
+        (base, changes)
+    };
+    let mut candidates = Vec::new();
+    for change in changes {
+        if !scope.contains(&change.path) {
+            continue;
+        }
+        if change.kind == ChangeKind::Deleted {
+            skipped.push(SkippedFile {
+                path: change.path,
+                reason: "File deleted".to_string(),
+            });
+            continue;
+        }
+        candidates.push(Candidate {
+            path: project_root.join(&change.path),
+            rel: change.path,
+            change: Some(change.kind),
+            old_path: change.old_path,
+        });
+    }
+    Ok((Some(base), candidates))
+}
+
+/// Single and all mode: the in-scope files of a walk, each with what git says about it
+/// when the root is in a repository.
+#[allow(clippy::too_many_arguments)]
+fn walked_files(
+    config: &Config,
+    options: &Options,
+    mode: Mode,
+    repo: Option<&Repo>,
+    scope: &walk::Scope,
+    project_root: &Path,
+    warnings: &mut Vec<String>,
+    timings: &mut Timings,
+) -> Result<(Option<Base>, Vec<Candidate>)> {
+    let walk_started = Instant::now();
+    let found = if mode == Mode::All {
+        walk::collect_all(&config.root, scope, config.threads)
+    } else {
+        walk::collect(project_root, &options.paths, scope, config.threads)?
+    };
+    timings.walk_ms = millis(walk_started);
+    warnings.extend(found.warnings);
+    let mut base = None;
+    let mut changes: Vec<Change> = Vec::new();
+    if let Some(repo) = &repo {
+        let resolved = match repo.branch_base(options.base.as_deref(), config.base.as_deref()) {
+            Ok((b, w)) => {
+                warnings.extend(w);
+                b
+            }
+            Err(e @ Error::BadBaseRef { .. }) if options.base.is_some() => return Err(e),
+            Err(_) => {
+                warnings.push(
+                    "no base ref found (origin/HEAD, main, master): method modes compare with HEAD"
+                        .to_string(),
+                );
+                repo.head_base()
+            }
+        };
+        changes = repo.working_tree_changes(&resolved)?;
+        base = Some(resolved);
+    } else {
+        warnings.push(format!(
+            "{} is not in a git repository: every method counts as new",
+            config.root.display()
+        ));
+    }
+    // The first change of each path, as a scan of the list would find it.
+    let mut by_path: std::collections::HashMap<&str, &Change> =
+        std::collections::HashMap::with_capacity(changes.len());
+    for c in &changes {
+        by_path.entry(c.path.as_str()).or_insert(c);
+    }
+    let candidates = found
+        .files
+        .into_iter()
+        .map(|f| {
+            let change = by_path.get(f.rel.as_str()).copied();
+            Candidate {
+                change: match (&repo, change) {
+                    (Some(_), Some(c)) => Some(c.kind),
+                    _ => None,
+                },
+                old_path: change.and_then(|c| c.old_path.clone()),
+                rel: f.rel,
+                path: f.path,
+            }
+        })
+        .collect();
+    Ok((base, candidates))
 }
 
 /// Reads the current version of every candidate from disk (the index in staged mode) and

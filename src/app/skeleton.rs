@@ -317,6 +317,36 @@ impl Write<'_> {
         }
     }
 
+    /// A Rails controller's spec paths and layout: the choice, else the policy; the
+    /// decision to ask when the policy is `ask` and a legacy controller spec exists. `None`
+    /// for a file that is not a controller.
+    fn controller(
+        &self,
+        source_file: &str,
+        policy: ControllerPolicy,
+    ) -> std::result::Result<Option<(ControllerState, ControllerLayout)>, Box<Decision>> {
+        let Some(paths) = materialize::controller_paths(source_file) else {
+            return Ok(None);
+        };
+        let state = ControllerState {
+            preferred_exists: self.root.join(&paths.preferred).exists(),
+            legacy_exists: self.root.join(&paths.legacy).exists(),
+            paths,
+        };
+        if policy == ControllerPolicy::Ask
+            && self.options.controllers_choice.is_none()
+            && state.legacy_exists
+        {
+            return Err(Box::new(if state.preferred_exists {
+                materialize::controllers_dual_specs(source_file, &state)
+            } else {
+                materialize::controllers_spec_policy(source_file, &state)
+            }));
+        }
+        let layout = self.options.controllers_choice.unwrap_or(policy.layout());
+        Ok(Some((state, layout)))
+    }
+
     fn run(&self) -> Result<Answer> {
         let options = self.options;
         let text_of = |key: &str| self.map.get(key).map(ruby::to_s).unwrap_or_default();
@@ -349,33 +379,20 @@ impl Write<'_> {
             .unwrap_or(ControllerPolicy::Request);
         let actions = Actions::read(options)?;
         // Rails controllers: request or legacy controller spec.
-        let mut controller: Option<(ControllerState, ControllerLayout)> = None;
-        if project_type == ProjectType::Rails {
-            if let Some(paths) = materialize::controller_paths(&source_file) {
-                let state = ControllerState {
-                    preferred_exists: self.root.join(&paths.preferred).exists(),
-                    legacy_exists: self.root.join(&paths.legacy).exists(),
-                    paths,
-                };
-                if policy == ControllerPolicy::Ask
-                    && options.controllers_choice.is_none()
-                    && state.legacy_exists
-                {
-                    let decision = if state.preferred_exists {
-                        materialize::controllers_dual_specs(&source_file, &state)
-                    } else {
-                        materialize::controllers_spec_policy(&source_file, &state)
-                    };
-                    return Ok(needs_decision(vec![decision]));
-                }
-                let mode = options.controllers_choice.unwrap_or(policy.layout());
-                spec_rel = if mode == ControllerLayout::Controller && state.legacy_exists {
-                    state.paths.legacy.clone()
-                } else {
-                    state.paths.preferred.clone()
-                };
-                controller = Some((state, mode));
+        let controller = if project_type == ProjectType::Rails {
+            match self.controller(&source_file, policy) {
+                Ok(found) => found,
+                Err(decision) => return Ok(needs_decision(vec![*decision])),
             }
+        } else {
+            None
+        };
+        if let Some((state, layout)) = &controller {
+            spec_rel = if *layout == ControllerLayout::Controller && state.legacy_exists {
+                state.paths.legacy.clone()
+            } else {
+                state.paths.preferred.clone()
+            };
         }
         let spec_abs = self.root.join(&spec_rel);
 
