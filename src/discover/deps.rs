@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::{FileFacts, MethodFacts, MethodKind, Names};
+use crate::index::{FileFacts, Names};
 use crate::naming::camelize;
 
 /// The classes and modules defined in the files in scope, for constant resolution.
@@ -57,20 +57,10 @@ impl Known {
         }
     }
 
-    /// Whether `name` is a class or module defined in scope.
-    pub fn contains(&self, name: &str) -> bool {
-        self.ids.contains_key(name)
-    }
-
     /// The number of a class in scope: classes are numbered 0.. in the order they were
     /// added, so the planner's wave computation works on numbers, not names.
     pub fn id(&self, name: &str) -> Option<u32> {
         self.ids.get(name).copied()
-    }
-
-    /// Number of classes.
-    pub fn len(&self) -> usize {
-        self.names.len()
     }
 
     /// The class names by number, the rest (the lookup tables) freed.
@@ -78,18 +68,7 @@ impl Known {
         self.names
     }
 
-    /// Whether no class is known.
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// Every known class, sorted.
-    pub fn all(&self) -> impl Iterator<Item = &str> {
-        let mut all: Vec<&str> = self.names.iter().map(|c| &**c).collect();
-        all.sort_unstable();
-        all.into_iter()
-    }
-
+    #[cfg(test)]
     /// Resolves a constant path as Ruby would from inside `nesting` (innermost first) and
     /// returns the longest prefix of it that is a class or module in scope. `None` when
     /// the constant is not defined in scope (a gem, the standard library, a typo).
@@ -98,6 +77,7 @@ impl Known {
             .map(|(class, _)| class)
     }
 
+    #[cfg(test)]
     /// Like [`Known::resolve`], and whether the class found is the whole path (`Payment`
     /// for `Payment`, not for `Payment::STATUSES`).
     pub fn resolve_full(
@@ -197,7 +177,7 @@ impl Deps {
         self.list.iter().map(|(class, _, _)| &**class)
     }
 
-    /// The classes' numbers in the [`Known`] they were resolved with, in the order of
+    /// The classes' numbers in the `Known` they were resolved with, in the order of
     /// [`Deps::keys`].
     pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.list.iter().map(|&(_, id, _)| id)
@@ -497,11 +477,6 @@ pub fn resolve_refs(refs: &Refs, owner: &str, scopes: &Scopes, known: &Known) ->
     Deps {
         list: list.into_boxed_slice(),
     }
-}
-
-/// Whether a method is a class-level (singleton) method, for the contract's `type`.
-pub fn is_class_method(m: &MethodFacts) -> bool {
-    m.kind == MethodKind::Singleton
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 //! order to test (waves), what is selected, and whether to stop (red zone with only new
 //! code). [`plan`] is pure: facts in, plan out; `app::discover` does the I/O.
 
-pub mod deps;
-pub mod modes;
+pub(crate) mod deps;
+pub(crate) mod modes;
 pub mod select;
 pub mod waves;
-pub mod zones;
+pub(crate) mod zones;
 
 use std::collections::BTreeSet;
 

@@ -4,9 +4,9 @@
 mod absorb;
 pub mod body;
 mod dispatch;
-pub mod facts;
+mod facts;
 mod loc;
-pub mod parse;
+mod parse;
 pub mod spec_blocks;
 pub mod walk;
 

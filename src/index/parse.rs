@@ -29,7 +29,7 @@ pub const MAX_DIAGNOSTICS: usize = 20;
 /// What to extract besides the always-present facts.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExtractOptions {
-    /// Keep each method's body as a [`super::body::Node`] tree (for the analyzer).
+    /// Keep each method's body as a `body::Node` tree (for the analyzer).
     pub bodies: bool,
 }
 

@@ -44,7 +44,6 @@ pub struct DiscoverAnswer {
     pub slugs: Vec<String>,
     /// The plan: `method_waves`, `files` and `dependency_graph` are written from it.
     pub plan: Plan,
-    /// Totals.
     pub summary: Summary,
     /// Files not planned (deleted, binary, too large, unreadable).
     pub skipped_files: Vec<SkippedFile>,
@@ -64,11 +63,8 @@ pub struct DiscoverAnswer {
 /// A stopped file.
 #[derive(Debug, Serialize)]
 pub struct StoppedFile {
-    /// Path.
     pub path: String,
-    /// Code lines.
     pub loc: u32,
-    /// Methods.
     pub methods: usize,
 }
 
@@ -83,7 +79,6 @@ pub struct BaseInfo {
     pub commit: Option<String>,
 }
 
-/// One wave.
 #[derive(Debug, Serialize)]
 pub struct Wave<'a> {
     /// Number, from 0.
@@ -112,11 +107,8 @@ impl Serialize for WaveItems<'_> {
 pub struct ItemOut<'a> {
     /// `Class#name` / `Class.name`.
     pub method_id: &'a str,
-    /// Owning class.
     pub class_name: &'a str,
-    /// Name.
     pub method_name: &'a str,
-    /// Source file.
     pub source_file: &'a str,
     /// `[def, end]`.
     pub line_range: [u32; 2],
@@ -124,7 +116,6 @@ pub struct ItemOut<'a> {
     pub method_mode: &'static str,
     /// Whether to analyze it.
     pub selected: bool,
-    /// Why not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skip_reason: Option<&'a str>,
     /// In-scope classes it depends on.
@@ -133,25 +124,20 @@ pub struct ItemOut<'a> {
     pub absorbed_private_methods: &'a NameList,
 }
 
-/// A dependency.
 #[derive(Debug, Serialize)]
 pub struct DepOut<'a> {
-    /// The class.
     pub class: &'a str,
     /// Methods called on it.
     pub methods: Vec<&'a str>,
 }
 
-/// One file.
 #[derive(Debug, Serialize)]
 pub struct FileOut<'a> {
-    /// Path.
     pub path: &'a str,
     /// The class under test.
     pub class_name: Option<&'a str>,
     /// Zone, LOC, methods and the yellow-zone warning.
     pub complexity: ComplexityOut,
-    /// Target spec.
     pub spec_path: Option<&'a str>,
     /// `added`, `modified`, `renamed`, or nothing for unchanged files.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,14 +149,11 @@ pub struct FileOut<'a> {
     pub public_methods: Vec<PublicMethod<'a>>,
 }
 
-/// File complexity.
 #[derive(Debug, Serialize)]
 pub struct ComplexityOut {
     /// `green|yellow|red`.
     pub zone: &'static str,
-    /// Code lines.
     pub loc: u32,
-    /// Methods.
     pub methods: usize,
     /// `Approaching complexity threshold` in the yellow zone.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -180,40 +163,30 @@ pub struct ComplexityOut {
 /// A public method of a file.
 #[derive(Debug, Serialize)]
 pub struct PublicMethod<'a> {
-    /// Name.
     pub name: &'a str,
     /// `instance` or `class`.
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// Full id.
     pub method_id: &'a str,
     /// `new|modified|unchanged`.
     pub method_mode: &'static str,
-    /// Its wave.
     pub wave: usize,
-    /// Selected.
     pub selected: bool,
 }
 
 /// An edge of the dependency graph: method id → class.
 #[derive(Debug, Serialize)]
 pub struct Edge<'a> {
-    /// Method id.
     pub from: &'a str,
-    /// Class.
     pub to: &'a str,
 }
 
-/// Totals.
 #[derive(Debug, Serialize)]
 pub struct Summary {
-    /// Wave items.
     pub total_methods: usize,
     /// Selected wave items.
     pub selected_methods: usize,
-    /// Files planned.
     pub total_files: usize,
-    /// Waves.
     pub waves_count: usize,
     /// Files per zone.
     pub by_zone: ByZone,
@@ -222,18 +195,14 @@ pub struct Summary {
 /// Files per zone.
 #[derive(Debug, Serialize)]
 pub struct ByZone {
-    /// Green files.
     pub green: usize,
-    /// Yellow files.
     pub yellow: usize,
-    /// Red files.
     pub red: usize,
 }
 
 /// A file that was not planned.
 #[derive(Debug, Serialize)]
 pub struct SkippedFile {
-    /// Path.
     pub path: String,
     /// Why (`File deleted`, `binary file ...`).
     pub reason: String,
@@ -250,11 +219,9 @@ pub struct Timings {
     pub parse_ms: u64,
     /// Modes, dependencies, graph and waves.
     pub graph_ms: u64,
-    /// Writing metadata.
     pub metadata_ms: u64,
     /// Writing the answer up to its `timings`.
     pub output_ms: u64,
-    /// Everything.
     pub total_ms: u64,
     /// Peak resident memory of the process so far, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -699,11 +666,6 @@ impl Streamed for DiscoverAnswer {
     }
 }
 
-/// The text rendering (see [`DiscoverAnswer::text`]).
-pub fn text(a: &DiscoverAnswer) -> String {
-    a.text()
-}
-
 /// One wave item.
 fn write_item(y: &mut Writer<'_>, level: usize, item: &ItemOut<'_>) -> std::io::Result<()> {
     let mut m = y.item(level);
@@ -731,7 +693,6 @@ fn write_item(y: &mut Writer<'_>, level: usize, item: &ItemOut<'_>) -> std::io::
     )
 }
 
-/// One file.
 fn write_file(y: &mut Writer<'_>, level: usize, file: &FileOut<'_>) -> std::io::Result<()> {
     let mut m = y.item(level);
     y.str(&mut m, "path", file.path)?;

@@ -1,9 +1,9 @@
 //! Answers and errors in the three output formats: YAML (the agent contract, default), JSON,
 //! and text for people. Answer types live here, separate from internal types.
 
-pub mod discover;
-pub mod status;
-pub mod symbols;
+pub(crate) mod discover;
+pub(crate) mod status;
+pub(crate) mod symbols;
 
 use serde::Serialize;
 use serde_yaml::Value;

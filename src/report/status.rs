@@ -45,7 +45,6 @@ pub struct FileStatus {
     /// `unverified (no source_digest)`, `missing source`, `unreadable source`,
     /// `no analysis`, or `unknown` for metadata that does not load.
     pub cache: String,
-    /// Method counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub methods: Option<MethodCounts>,
     /// `automation.errors`.
@@ -104,7 +103,6 @@ pub struct MethodCounts {
 /// Counts over the files.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Summary {
-    /// Entries listed.
     pub files: usize,
     /// Every stage done.
     pub done: usize,

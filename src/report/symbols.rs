@@ -14,13 +14,11 @@ pub struct SymbolsAnswer {
     pub status: &'static str,
     /// One entry per file, sorted by path.
     pub files: Vec<FileSymbols>,
-    /// Totals.
     pub summary: SymbolsSummary,
     /// Problems that did not stop the run (unreadable folders, link loops).
     pub warnings: Vec<String>,
 }
 
-/// One file.
 #[derive(Debug, Serialize)]
 pub struct FileSymbols {
     /// Path relative to the root.
@@ -56,23 +54,19 @@ pub struct Counts {
 /// One class or module statement.
 #[derive(Debug, Serialize)]
 pub struct ClassSymbol {
-    /// Full name.
     pub name: String,
     /// `class` or `module`.
     pub kind: NamespaceKind,
-    /// As written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superclass: Option<String>,
     /// `[first, last]`.
     pub line_range: [u32; 2],
 }
 
-/// One method.
 #[derive(Debug, Serialize)]
 pub struct MethodSymbol {
     /// `Class#name` or `Class.name`.
     pub id: String,
-    /// The name.
     pub name: String,
     /// The owning class or module.
     pub class_name: String,
@@ -91,7 +85,6 @@ pub struct MethodSymbol {
 /// Totals over all files.
 #[derive(Debug, Serialize)]
 pub struct SymbolsSummary {
-    /// Files listed.
     pub files: usize,
     /// Files with parse errors.
     pub files_with_errors: usize,
@@ -99,7 +92,6 @@ pub struct SymbolsSummary {
     pub files_skipped: usize,
     /// Class and module statements.
     pub classes: usize,
-    /// Methods.
     pub methods: usize,
 }
 

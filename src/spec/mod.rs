@@ -1,33 +1,33 @@
 //! The spec-writer's deterministic stage: RSpec skeletons from metadata, and patching,
 //! outlining and cleaning spec files.
 //!
-//! Metadata → [`model`] (the generator's view) → [`tree`] (contexts per method, matched with
-//! Ruby `==`; [`order`], [`words`], [`text`], [`lets`], [`behaviors`]) → [`render`] (exact
-//! layout with [`markers`] and [`shared`] examples). Existing spec files are read by
-//! [`source`] (lines as written, blocks from Ruby's parser via
-//! [`crate::index::spec_blocks`]) and changed by [`patch`]; [`outline`] and [`strip`] read
-//! and clean them; [`materialize`] holds the decisions of `skeleton` (controller spec
+//! Metadata → `model` (the generator's view) → `tree` (contexts per method, matched with
+//! Ruby `==`; `order`, `words`, `text`, `lets`, `behaviors`) → `render` (exact
+//! layout with `markers` and `shared` examples). Existing spec files are read by
+//! `source` (lines as written, blocks from Ruby's parser via
+//! [`crate::index::spec_blocks`]) and changed by [`patch`]; `outline` and `strip` read
+//! and clean them; `materialize` holds the decisions of `skeleton` (controller spec
 //! policy, new-method conflicts).
 //!
 //! Everything here takes text and returns text or plain values; reading and writing files
 //! happens in `app::skeleton`, `app::outline` and `app::strip_markers`.
 
-pub mod behaviors;
-pub mod lets;
-pub mod markers;
-pub mod materialize;
-pub mod model;
-pub mod order;
-pub mod outline;
+pub(crate) mod behaviors;
+pub(crate) mod lets;
+pub(crate) mod markers;
+pub(crate) mod materialize;
+pub(crate) mod model;
+pub(crate) mod order;
+pub(crate) mod outline;
 pub mod patch;
-pub mod render;
-pub mod shared;
-pub mod source;
-pub mod strip;
+pub(crate) mod render;
+pub(crate) mod shared;
+pub(crate) mod source;
+pub(crate) mod strip;
 pub mod test_config;
-pub mod text;
-pub mod tree;
-pub mod words;
+pub(crate) mod text;
+pub(crate) mod tree;
+pub(crate) mod words;
 
 use crate::ruby;
 use crate::yaml::Mapping;

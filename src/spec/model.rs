@@ -44,7 +44,6 @@ pub struct MethodInput {
     pub behavior_id: Value,
 }
 
-/// One characteristic.
 #[derive(Debug, Clone)]
 pub struct Characteristic {
     /// `name`, raw (children compare `depends_on` with it).

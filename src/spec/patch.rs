@@ -2,7 +2,7 @@
 //! `method_block_patcher`): insert a method's `describe` block, or replace the body of the
 //! existing one, leaving every other byte of the file as it was.
 //!
-//! Blocks are found with Ruby's parser ([`super::source`]), so modifier `if`, lambdas,
+//! Blocks are found with Ruby's parser (`spec::source`), so modifier `if`, lambdas,
 //! heredocs and `{ }` blocks cannot shift a block's end. Inserted and replacing lines are
 //! re-indented to the block they land in (the generated text assumes `RSpec.describe` at
 //! column 0, where nothing changes).

@@ -9,7 +9,6 @@ use super::tree::{Context, Example, ExampleKind, MethodTree};
 /// The default threshold.
 pub const DEFAULT_THRESHOLD: usize = 3;
 
-/// One template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     /// `__rspec_testing__{method_id}__{behavior_id}__{kind}`.

@@ -498,8 +498,8 @@ fn push_string_text(out: &mut String, s: &str) {
     }
 }
 
-/// Bytes of the usual plain text of an answer: letters, digits and `_:#/.?!=`. A table:
-/// callgrind counts 26% fewer instructions in the check than with the comparisons.
+/// Bytes of the usual plain text of an answer: letters, digits and `_:#/.?!=`. A table,
+/// which costs fewer instructions per byte than the comparisons it replaces.
 // Indexing in a constant is evaluated by the compiler: out of bounds fails the build, it
 // cannot panic at run time.
 #[allow(clippy::indexing_slicing)]

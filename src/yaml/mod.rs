@@ -7,7 +7,7 @@
 
 mod emit;
 mod load;
-pub mod scalar;
+pub(crate) mod scalar;
 
 use std::fmt;
 
