@@ -436,7 +436,159 @@ fn inverted(context: &str, value: &str) -> bool {
     (negative_words(context) && positive_value) || (!negative_words(context) && negative_value)
 }
 
+/// Side effects a method's code shows by its calls, found by patterns of their own (not
+/// the analyzer's): the method's body and the bodies of the same-class methods it calls,
+/// transitively. `(kind, line, call as written)`.
+fn effect_sites(
+    facts: &FileFacts,
+    class_name: &str,
+    method: &MethodFacts,
+) -> Vec<(&'static str, u32, String)> {
+    let mut bodies: Vec<&Node> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut queue: Vec<&MethodFacts> = vec![method];
+    while let Some(m) = queue.pop() {
+        if !seen.insert(m.name.as_str()) {
+            continue;
+        }
+        let Some(body) = m.body.as_deref() else {
+            continue;
+        };
+        bodies.push(body);
+        let mut called = Vec::new();
+        implicit_calls(body, &mut called);
+        for name in called {
+            if let Some(next) = facts.methods.iter().find(|f| {
+                f.owner == class_name && f.name == name && f.kind == method.kind && !f.dynamic
+            }) {
+                queue.push(next);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for body in bodies {
+        sites(body, class_name, &mut out);
+    }
+    out
+}
+
+fn implicit_calls(node: &Node, out: &mut Vec<String>) {
+    if let Node::Call(c) = node {
+        if c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)) {
+            out.push(c.name.clone());
+        }
+    }
+    node.for_each_child(&mut |child| implicit_calls(child, out));
+}
+
+fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String)>) {
+    if let Node::Call(c) = node {
+        let recv = c.recv.as_ref().map(Node::render).unwrap_or_default();
+        let name = c.name.as_str();
+        let text = node.render();
+        let lower = recv.to_ascii_lowercase();
+        let kind = if name.starts_with("deliver")
+            && (recv.contains("Mailer")
+                || recv.contains("Notifier")
+                || (c
+                    .recv
+                    .as_ref()
+                    .is_some_and(|r| matches!(r, Node::Call(i) if i.recv.is_none()))
+                    && class_name.ends_with("Mailer")))
+        {
+            Some("email")
+        } else if (recv == "Rails.cache" || lower.contains("redis"))
+            && [
+                "write",
+                "fetch",
+                "delete",
+                "increment",
+                "decrement",
+                "delete_matched",
+                "set",
+                "setex",
+                "del",
+                "incr",
+                "expire",
+                "hset",
+                "lpush",
+                "sadd",
+                "clear",
+                "write_multi",
+            ]
+            .contains(&name)
+        {
+            Some("cache")
+        } else if ["perform_later", "perform_async", "perform_in", "perform_at"].contains(&name)
+            || (recv == "ActiveSupport::Notifications" && name == "instrument")
+            || (["broadcast", "broadcast_to", "publish"].contains(&name) && c.recv.is_some())
+            || (c.recv.is_none() && name.starts_with("broadcast_"))
+        {
+            Some("event")
+        } else if (lower.contains("webhook") || lower.contains("hook"))
+            && [
+                "deliver",
+                "deliver_later",
+                "post",
+                "call",
+                "perform",
+                "trigger",
+                "execute",
+            ]
+            .contains(&name)
+        {
+            Some("webhook")
+        } else if [
+            "HTTP",
+            "HTTParty",
+            "Faraday",
+            "RestClient",
+            "Net::HTTP",
+            "Excon",
+            "Typhoeus",
+        ]
+        .iter()
+        .any(|h| {
+            recv == *h || recv.starts_with(&format!("{h}.")) || recv.starts_with(&format!("{h}::"))
+        }) && [
+            "get",
+            "post",
+            "put",
+            "patch",
+            "delete",
+            "request",
+            "start",
+            "get_response",
+            "post_form",
+            "head",
+        ]
+        .contains(&name)
+            || (recv == "URI" && name == "open")
+        {
+            Some("external_api")
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            out.push((kind, c.line, text));
+            for a in &c.args {
+                sites(a, class_name, out);
+            }
+            return;
+        }
+    }
+    node.for_each_child(&mut |child| sites(child, class_name, out));
+}
+
 struct Figures {
+    /// Side-effect call sites (oracle) per kind: (sites, matched by the tool).
+    effects: BTreeMap<&'static str, (usize, usize)>,
+    /// The tool's side effects per kind: (reported, backed by a call site).
+    reported: BTreeMap<&'static str, (usize, usize)>,
+    /// Missed call sites, for reading.
+    missed_effects: Vec<String>,
+    /// Reported side effects without a call site, for reading.
+    extra_effects: Vec<String>,
     files: usize,
     public_methods: usize,
     deciding: usize,
@@ -453,6 +605,10 @@ struct Figures {
 
 fn figures(app: &App) -> Figures {
     let mut f = Figures {
+        effects: BTreeMap::new(),
+        reported: BTreeMap::new(),
+        missed_effects: Vec::new(),
+        extra_effects: Vec::new(),
         files: app.files.len(),
         public_methods: 0,
         deciding: 0,
@@ -473,6 +629,81 @@ fn figures(app: &App) -> Figures {
                 let Some(facts) = find_method(&file.facts, &plan.class_name, m) else {
                     continue;
                 };
+                // Side effects: per method and kind, the tool's count against the sites'.
+                let sites = effect_sites(&file.facts, &plan.class_name, facts);
+                let mut by_kind: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+                for (kind, line, text) in &sites {
+                    by_kind
+                        .entry(kind)
+                        .or_default()
+                        .push(format!("{}:{line} {text}", file.facts.path));
+                }
+                let mut tool: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+                for e in &m.side_effects {
+                    tool.entry(e.kind)
+                        .or_default()
+                        .push(e.behavior.description.clone());
+                }
+                // A side effect that is a leaf's or the method's outcome is said there
+                // (`it 'sends invitation email'`), not repeated as a side effect.
+                let outcomes: BTreeSet<String> = m
+                    .characteristics
+                    .iter()
+                    .flat_map(|c| &c.values)
+                    .filter_map(|v| v.behavior.as_ref())
+                    .chain(m.outcome.iter())
+                    .map(|b| b.description.clone())
+                    .collect();
+                for text in outcomes {
+                    let kind = if text.starts_with("sends ")
+                        && (text.ends_with(" email") || text.ends_with(" notification"))
+                    {
+                        Some("email")
+                    } else if text.starts_with("enqueues ")
+                        || text.starts_with("broadcasts ")
+                        || text.starts_with("publishes ")
+                    {
+                        Some("event")
+                    } else if text.starts_with("caches ") || text.starts_with("clears cached ") {
+                        Some("cache")
+                    } else {
+                        None
+                    };
+                    if let Some(kind) = kind {
+                        let list = tool.entry(kind).or_default();
+                        if !list.contains(&text) {
+                            list.push(text);
+                        }
+                    }
+                }
+                let kinds: BTreeSet<&'static str> =
+                    by_kind.keys().chain(tool.keys()).copied().collect();
+                for kind in kinds {
+                    let s = by_kind.get(kind).map_or(&[][..], Vec::as_slice);
+                    let t = tool.get(kind).map_or(&[][..], Vec::as_slice);
+                    // Two sites sending the same mail are one side effect of the method.
+                    let distinct: BTreeSet<&String> = s.iter().collect();
+                    let sites_n = distinct.len().min(s.len()).max(usize::from(!s.is_empty()));
+                    let matched = sites_n.min(t.len());
+                    let e = f.effects.entry(kind).or_default();
+                    e.0 += sites_n;
+                    e.1 += matched;
+                    let r = f.reported.entry(kind).or_default();
+                    r.0 += t.len();
+                    r.1 += matched;
+                    if t.len() < sites_n {
+                        for site in s.iter().skip(t.len()) {
+                            f.missed_effects
+                                .push(format!("{} {kind}: {site}", method_id(&plan.class_name, m)));
+                        }
+                    }
+                    if t.len() > sites_n {
+                        for text in t.iter().skip(sites_n) {
+                            f.extra_effects
+                                .push(format!("{} {kind}: {text}", method_id(&plan.class_name, m)));
+                        }
+                    }
+                }
                 if facts.body.as_deref().is_some_and(decides) {
                     f.deciding += 1;
                     if m.characteristics.is_empty() {
@@ -611,6 +842,31 @@ impl Figures {
         ));
         for u in self.unparsable.iter().take(examples) {
             line(format!("  {u}"));
+        }
+        let (sites, found) = self
+            .effects
+            .values()
+            .fold((0, 0), |(a, b), (s, m)| (a + s, b + m));
+        let (reported, backed) = self
+            .reported
+            .values()
+            .fold((0, 0), |(a, b), (r, k)| (a + r, b + k));
+        line(format!(
+            "side effects (call-site oracle): recall {found}/{sites} ({}), precision {backed}/{reported} ({})",
+            pct(found, sites),
+            pct(backed, reported)
+        ));
+        for (kind, (s, m)) in &self.effects {
+            let (r, k) = self.reported.get(kind).copied().unwrap_or_default();
+            line(format!(
+                "  {kind}: sites {s}, found {m}; reported {r}, backed {k}"
+            ));
+        }
+        for x in self.missed_effects.iter().take(examples) {
+            line(format!("  missed {x}"));
+        }
+        for x in self.extra_effects.iter().take(examples) {
+            line(format!("  extra  {x}"));
         }
         if !self.skeleton_errors.is_empty() {
             line(format!(

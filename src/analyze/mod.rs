@@ -346,12 +346,20 @@ fn analyze_method(
     }
     walker.clear_intermediate_behaviors();
 
-    // Side effects: the method and the private methods it absorbs.
+    // Side effects: the method, the private methods it absorbs, and the same-class
+    // methods (public ones too) it calls, transitively.
     let absorbed = class_methods.absorber.absorbed(index);
     let mut bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
     for i in &absorbed {
         if let Some(body) = facts.methods.get(*i).and_then(|m| m.body.as_deref()) {
             bodies.push(body);
+        }
+    }
+    for helper in same_class_callees(class_methods, facts, method) {
+        if let Some(body) = helper.body.as_deref() {
+            if !bodies.iter().any(|b| std::ptr::eq(*b, body)) {
+                bodies.push(body);
+            }
         }
     }
     let mut effects = side_effects::collect(&bodies, &cx.env, lookup, request.rules, class);
@@ -382,6 +390,50 @@ fn analyze_method(
         notes: walker.notes,
         outcome,
     }
+}
+
+/// The methods of the same class and kind that `method` calls with an implicit receiver
+/// (or `self.`), transitively, at most 30.
+fn same_class_callees<'a>(
+    class: &ClassMethods<'a>,
+    facts: &'a FileFacts,
+    method: &'a MethodFacts,
+) -> Vec<&'a MethodFacts> {
+    use crate::index::body::Node;
+    fn calls(node: &Node, out: &mut Vec<String>) {
+        if let Node::Call(c) = node {
+            if c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)) {
+                out.push(c.name.clone());
+            }
+        }
+        node.for_each_child(&mut |child| calls(child, out));
+    }
+    let mut out: Vec<&MethodFacts> = Vec::new();
+    let mut queue = vec![method];
+    while let Some(m) = queue.pop() {
+        let Some(body) = m.body.as_deref() else {
+            continue;
+        };
+        let mut names = Vec::new();
+        calls(body, &mut names);
+        for name in names {
+            let found = class.by_name.get(name.as_str()).and_then(|list| {
+                list.iter()
+                    .filter_map(|&i| facts.methods.get(i))
+                    .find(|f| f.kind == method.kind)
+            });
+            if let Some(next) = found {
+                if !std::ptr::eq(next, method)
+                    && !out.iter().any(|o| std::ptr::eq(*o, next))
+                    && out.len() < 30
+                {
+                    out.push(next);
+                    queue.push(next);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The statement a method ends with, looking through a final conditional into its last

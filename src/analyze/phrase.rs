@@ -231,6 +231,18 @@ const VERBS: &[&str] = &[
     "write",
 ];
 
+/// A noun phrase with an article: `story` → `the story`; `a new Job` stays as it is.
+fn with_article(noun: &str) -> String {
+    if ["the ", "a ", "an ", "some ", "no "]
+        .iter()
+        .any(|a| noun.starts_with(a))
+    {
+        noun.to_string()
+    } else {
+        format!("the {noun}")
+    }
+}
+
 /// The third person of a verb: `add` → `adds`, `push` → `pushes`, `notify` → `notifies`.
 pub fn third_person(verb: &str) -> String {
     if verb.ends_with('s')
@@ -870,7 +882,7 @@ fn call_action(c: &Call) -> Option<String> {
         Node::Ivar(n) | Node::Lvar(n) => Some(n.as_str()),
         _ => None,
     });
-    let owner = || recv.map_or_else(|| "the record".to_string(), |r| format!("the {}", noun(r)));
+    let owner = || recv.map_or_else(|| "the record".to_string(), |r| with_article(&noun(r)));
     if name == "[]=" {
         let key = c
             .args

@@ -129,8 +129,29 @@ fn classify(
     rules: &[SideEffectRule],
     own: &str,
 ) -> Option<SideEffect> {
-    let recv = c.recv.as_ref()?;
     let name = c.name.as_str();
+    // `perform_later(...)` inside a job's own class method enqueues that job.
+    if c.recv.is_none() {
+        if ["perform_later", "perform_async", "perform_in", "perform_at"].contains(&name)
+            && (own.ends_with("Job") || own.ends_with("Worker"))
+        {
+            let last = own.rsplit("::").next().unwrap_or(own);
+            return Some(effect("event", format!("enqueues {}", words(last))));
+        }
+        if name.starts_with("broadcast_") {
+            // Turbo's `broadcast_replace_to` and friends on a model.
+            return Some(effect("event", format!("broadcasts the {}", words(own))));
+        }
+        return None;
+    }
+    let recv = c.recv.as_ref()?;
+    // `CachePageJob.set(wait: 1.minute).perform_later`: the job is `set`'s receiver.
+    let recv = match recv {
+        Node::Call(set) if set.name == "set" && matches!(set.recv, Some(Node::Const { .. })) => {
+            set.recv.as_ref().unwrap_or(recv)
+        }
+        other => other,
+    };
     let target = receiver_name(recv, env, lookup, own);
     if let Some(target) = &target {
         let key = format!("{target}.{name}");
@@ -154,45 +175,53 @@ fn classify(
             }
         }
     }
-    // Mail: `PaymentMailer.receipt(p).deliver_later`, `...with(x).receipt.deliver_now`.
-    if name.starts_with("deliver") {
-        if let Node::Call(inner) = recv {
-            let mut mailer = inner.recv.as_ref();
-            if let Some(Node::Call(with)) = mailer {
-                if with.name == "with" {
-                    mailer = with.recv.as_ref();
-                }
-            }
-            if let Some(Node::Const { path, .. }) = mailer {
-                if path.ends_with("Mailer") {
-                    return Some(effect(
-                        "email",
-                        format!("sends {} email", words(&inner.name)),
-                    ));
-                }
-            }
-        }
+    if let Some(mail) = delivery(c, recv, own) {
+        return Some(mail);
+    }
+    if c.name.starts_with("broadcast") && !matches!(recv, Node::SelfRef) {
+        // ActionCable `ActionCable.server.broadcast`, `Channel.broadcast_to`.
+        let stream = first_name(c).unwrap_or_else(|| "the update".to_string());
+        return Some(effect("event", format!("broadcasts {stream}")));
     }
     let target = target?;
     let last = target.rsplit("::").next().unwrap_or(&target);
-    if last.contains("Webhook") && !name.ends_with('?') {
-        let event = first_name(c).unwrap_or_else(|| "webhook".to_string());
+    // A webhook is a request sent to a hook, not any call on something named Webhook
+    // (`Webhook.new`, `@webhook.save`).
+    if (target.contains("Webhook") || last.ends_with("Hook"))
+        && [
+            "deliver",
+            "deliver_now",
+            "call",
+            "perform",
+            "post",
+            "trigger",
+            "fire",
+            "execute",
+            "notify",
+            "send_payload",
+            "dispatch",
+        ]
+        .contains(&name)
+    {
+        let event = first_name(c).unwrap_or_else(|| "the webhook".to_string());
         return Some(effect("webhook", format!("sends {event} notification")));
     }
-    if target == "Rails.cache" || last == "Redis" || target == "$redis" {
+    if target == "Rails.cache" || last == "Redis" || target == "$redis" || target.ends_with("Redis")
+    {
         let key = first_name(c).unwrap_or_else(|| "data".to_string());
         return match name {
-            "write" | "fetch" | "set" | "setex" | "increment" | "incr" => {
+            "write" | "fetch" | "set" | "setex" | "increment" | "incr" | "decrement" | "decr"
+            | "write_multi" | "fetch_multi" | "hset" | "lpush" | "rpush" | "sadd" | "expire" => {
                 Some(effect("cache", format!("caches {key}")))
             }
-            "delete" | "delete_matched" | "del" | "clear" => {
+            "delete" | "delete_matched" | "del" | "clear" | "unlink" | "srem" | "hdel" => {
                 Some(effect("cache", format!("clears cached {key}")))
             }
             _ => None,
         };
     }
     if (target == "ActiveSupport::Notifications" && name == "instrument")
-        || (["publish", "broadcast", "emit"].contains(&name) && !matches!(recv, Node::SelfRef))
+        || (["publish", "emit"].contains(&name) && !matches!(recv, Node::SelfRef))
     {
         let event = first_name(c).unwrap_or_else(|| words(last));
         return Some(effect("event", format!("publishes {event} event")));
@@ -202,46 +231,176 @@ fn classify(
         "perform_async",
         "perform_in",
         "perform_at",
-        "set",
+        "perform_bulk",
     ]
     .contains(&name);
     if (last.ends_with("Job") || last.ends_with("Worker")) && enqueue {
         return Some(effect("event", format!("enqueues {}", words(last))));
     }
-    let http_client = [
-        "HTTP",
-        "HTTParty",
-        "Faraday",
-        "RestClient",
-        "Net::HTTP",
-        "Excon",
-        "Typhoeus",
-    ]
-    .iter()
-    .any(|h| target == *h || target.starts_with(&format!("{h}::")))
+    let http_client = HTTP_LIBRARIES
+        .iter()
+        .any(|h| target == *h || target.starts_with(&format!("{h}::")))
         || last.ends_with("Client")
             && ["get", "post", "put", "patch", "delete", "request"].contains(&name);
-    if http_client
-        && [
-            "get",
-            "post",
-            "put",
-            "patch",
-            "delete",
-            "request",
-            "start",
-            "get_response",
-            "post_form",
-        ]
-        .contains(&name)
+    let open_uri = target == "URI" && name == "open";
+    if open_uri
+        || (http_client
+            && [
+                "get",
+                "post",
+                "put",
+                "patch",
+                "delete",
+                "head",
+                "request",
+                "start",
+                "get_response",
+                "post_form",
+            ]
+            .contains(&name))
     {
+        // A request to a hook URL, or from a webhook sender, is a webhook.
+        if own.contains("Webhook")
+            || c.args
+                .iter()
+                .any(|a| a.render().to_ascii_lowercase().contains("hook"))
+        {
+            return Some(effect("webhook", "sends the webhook request".to_string()));
+        }
+        if open_uri {
+            return Some(effect("external_api", "fetches the URL".to_string()));
+        }
         let service = first_name(c)
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.is_empty() && !s.contains('"'))
             .map(|s| format!("the {s} API"))
             .unwrap_or_else(|| format!("the {} API", words(last)));
         return Some(effect("external_api", format!("calls {service}")));
     }
+    if API_CLIENTS
+        .iter()
+        .any(|gem| target == *gem || target.starts_with(&format!("{gem}::")))
+        && !name.ends_with('?')
+        && name != "new"
+    {
+        return Some(effect(
+            "external_api",
+            format!(
+                "calls the {} API",
+                target.split("::").next().unwrap_or(last)
+            ),
+        ));
+    }
     None
+}
+
+/// HTTP client libraries: a request call on one is an external API call.
+const HTTP_LIBRARIES: &[&str] = &[
+    "HTTP",
+    "HTTParty",
+    "Faraday",
+    "RestClient",
+    "Net::HTTP",
+    "Excon",
+    "Typhoeus",
+    "HTTPClient",
+    "Curl",
+];
+
+/// API client gems: any call on them reaches a remote service.
+const API_CLIENTS: &[&str] = &[
+    "Stripe",
+    "Octokit",
+    "Aws",
+    "Twilio",
+    "Slack",
+    "Braintree",
+    "PayPal",
+    "Shopify",
+    "Gibbon",
+    "SendGrid",
+    "Mailchimp",
+    "Koala",
+    "Twitter",
+    "Google::Apis",
+];
+
+/// A mail delivery: `UserMailer.welcome(u).deliver_later`, `UserMailer.with(u: u).welcome
+/// .deliver_now`, Redmine's `Mailer.deliver_document_added(doc, user)`, a Noticed
+/// notifier (`NewFollowerNotifier.with(record: f).deliver_later`), and inside a mailer
+/// its own `document_added(...).deliver_later`. Building a mail (`mail(...)`) is not one.
+fn delivery(c: &Call, recv: &Node, own: &str) -> Option<SideEffect> {
+    let name = c.name.as_str();
+    if !name.starts_with("deliver") {
+        return None;
+    }
+    let mail_class = |path: &str| {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        last.ends_with("Mailer") || last.ends_with("Notifier") || last.ends_with("Notification")
+    };
+    // `Mailer.deliver_document_added(...)`: the mail is named by the method.
+    if let Node::Const { path, .. } = recv {
+        if mail_class(path) {
+            let mail = name
+                .strip_prefix("deliver_")
+                .filter(|m| !matches!(*m, "now" | "later" | "now!" | "later!"))
+                .map(words);
+            return Some(effect(
+                "email",
+                match mail {
+                    Some(m) => format!("sends {m} email"),
+                    None => format!("sends {} notification", notifier_words(path)),
+                },
+            ));
+        }
+    }
+    let Node::Call(inner) = recv else {
+        return None;
+    };
+    // `X.with(...)` directly: a notifier or a parameterized mailer without a method name.
+    if inner.name == "with" {
+        if let Some(Node::Const { path, .. }) = &inner.recv {
+            if mail_class(path) {
+                return Some(effect(
+                    "email",
+                    format!("sends {} notification", notifier_words(path)),
+                ));
+            }
+        }
+    }
+    let mut mailer = inner.recv.as_ref();
+    if let Some(Node::Call(with)) = mailer {
+        if with.name == "with" {
+            mailer = with.recv.as_ref();
+        }
+    }
+    match mailer {
+        Some(Node::Const { path, .. }) if mail_class(path) => Some(effect(
+            "email",
+            format!("sends {} email", words(&inner.name)),
+        )),
+        // Inside a mailer: `document_added(user, doc).deliver_later`.
+        None if own.ends_with("Mailer") => Some(effect(
+            "email",
+            format!("sends {} email", words(&inner.name)),
+        )),
+        _ => None,
+    }
+}
+
+/// `NewFollowerNotifier` → `new follower`.
+fn notifier_words(path: &str) -> String {
+    let last = path.rsplit("::").next().unwrap_or(path);
+    let bare = last
+        .strip_suffix("Notifier")
+        .or_else(|| last.strip_suffix("Notification"))
+        .or_else(|| last.strip_suffix("Mailer"))
+        .unwrap_or(last);
+    let w = words(bare);
+    if w.is_empty() {
+        words(last)
+    } else {
+        w
+    }
 }
 
 /// Whether an instance variable named like an HTTP client (`@http`, `@client`) holds one:
@@ -289,6 +448,30 @@ mod tests {
                 ("event", "publishes \"order.paid\" event".to_string()),
                 ("event", "enqueues sync job".to_string()),
                 ("external_api", "calls the charges API".to_string()),
+            ]
+        );
+    }
+
+    /// The shapes of the three public apps the call-site oracle measured: Redmine's
+    /// `Mailer.deliver_x`, Noticed notifiers, a job set then enqueued, open-uri, an API
+    /// gem, ActionCable; and what is not a side effect (a webhook record, a mail built but
+    /// not delivered, a hash's delete).
+    #[test]
+    fn mails_notifiers_jobs_and_what_is_not_a_side_effect() {
+        let found = effects(
+            "    Mailer.deliver_document_added(order, User.current)\n    NewFollowerNotifier.with(record: order).deliver_later\n    CachePageJob.set(wait: 1.minute).perform_later(order)\n    URI.open(\"https://example.com/feed\")\n    Stripe::Charge.create(amount: 1)\n    ActionCable.server.broadcast(\"orders\", order)\n    @webhook = Webhook.new(url: order.url)\n    @webhook.save\n    mail(to: order.email)\n    params.delete(:id)\n    Net::HTTP.post(URI(order.webhook_url), order.to_json)",
+            &[],
+        );
+        assert_eq!(
+            found,
+            vec![
+                ("email", "sends document added email".to_string()),
+                ("email", "sends new follower notification".to_string()),
+                ("event", "enqueues cache page job".to_string()),
+                ("external_api", "fetches the URL".to_string()),
+                ("external_api", "calls the Stripe API".to_string()),
+                ("event", "broadcasts orders".to_string()),
+                ("webhook", "sends the webhook request".to_string()),
             ]
         );
     }
