@@ -600,3 +600,56 @@ fn concurrent_runs_never_leave_a_half_written_file() {
         assert!(leftovers(&p.root().join("tmp/rspec_metadata")).is_empty());
     }
 }
+
+/// Regression (a redmine-shaped service): it deletes tokens and sends mail through
+/// `Mailer.deliver_*`, and test-config called it pure with `db: none`. Analyzed end to
+/// end, the mail is a side effect and the delete a database write (`db_writes`, an added
+/// field), so the database is used and the method is not pure.
+#[test]
+fn a_service_that_deletes_rows_and_sends_mail_is_not_pure() {
+    let p = Project::new();
+    p.write(".claude/rspec-testing-config.yml", "project_type: rails\n");
+    p.write(
+        "app/services/token_purge.rb",
+        "class TokenPurge\n  def call(user)\n    Token.where(user: user, action: \"recovery\").delete_all\n    Mailer.deliver_tokens_purged(user)\n  end\nend\n",
+    );
+    p.run(&["analyze", "app/services/token_purge.rb"])
+        .expect_code(0);
+    let meta = p.read("tmp/rspec_metadata/app_services_token_purge.yml");
+    assert!(
+        meta.contains("    db_writes:\n      - operation: delete_all\n        target: Token\n        line: 3\n"),
+        "{meta}"
+    );
+    let run = p
+        .run(&[
+            "test-config",
+            "app/services/token_purge.rb",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let meta = p.read("tmp/rspec_metadata/app_services_token_purge.yml");
+    let config = meta
+        .split_once("test_config:")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    let trace: Vec<&str> = config
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- "))
+        .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"'))
+        .collect();
+    assert!(
+        trace.contains(&"uses_db: true (db writes: Token.delete_all)"),
+        "{meta}\n{}",
+        run.stdout
+    );
+    assert!(
+        trace.contains(&"uses_queue: true (event/webhook/email)"),
+        "{meta}"
+    );
+    assert!(!config.contains("is_pure"), "{meta}");
+    assert!(
+        config.contains("db: stubbed") || config.contains("db: real"),
+        "{meta}"
+    );
+}

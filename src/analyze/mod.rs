@@ -16,6 +16,7 @@ mod branch;
 mod case;
 pub mod condition;
 pub mod controller;
+mod db_writes;
 mod embedded;
 pub mod flow;
 pub mod grammar;
@@ -363,6 +364,7 @@ fn analyze_method(
         }
     }
     let mut effects = side_effects::collect(&bodies, &cx.env, lookup, request.rules, class);
+    let db_writes = db_writes::collect(&bodies, class);
     let leaf_texts: BTreeSet<String> = walker
         .chars
         .iter()
@@ -371,7 +373,28 @@ fn analyze_method(
         .map(|b| b.description.clone())
         .chain(outcome.iter().map(|b| b.description.clone()))
         .collect();
+    // A side effect that a leaf (or the method) ends with is said there, once: the leaf's
+    // behavior keeps its side-effect type as `subtype`, so test-config still sees it.
+    let said: Vec<(String, Option<&'static str>)> = effects
+        .iter()
+        .filter(|e| leaf_texts.contains(&e.behavior.description))
+        .map(|e| (e.behavior.description.clone(), e.behavior.subtype))
+        .collect();
     effects.retain(|e| !leaf_texts.contains(&e.behavior.description));
+    let mut walker_chars = walker.chars;
+    let mut outcome = outcome;
+    for (text, subtype) in &said {
+        for b in walker_chars
+            .iter_mut()
+            .flat_map(|c| c.values.iter_mut())
+            .filter_map(|v| v.behavior.as_mut())
+            .chain(outcome.iter_mut())
+        {
+            if &b.description == text {
+                b.subtype = *subtype;
+            }
+        }
+    }
 
     let dependencies = dependencies(method, &absorbed, facts, &cx.env, lookup, class);
     let confidence = (walker.confidence * 100.0).round() / 100.0;
@@ -383,12 +406,13 @@ fn analyze_method(
             "instance"
         },
         method_mode: selected.method_mode.clone(),
-        characteristics: walker.chars,
+        characteristics: walker_chars,
         side_effects: effects,
         dependencies,
         confidence: confidence.max(0.3),
         notes: walker.notes,
         outcome,
+        db_writes,
     }
 }
 
@@ -566,6 +590,9 @@ fn bank(methods: &[MethodAnalysis]) -> Vec<Behavior> {
             .and_then(|&i| bank.get_mut(i))
         {
             existing.used_by += 1;
+            if existing.subtype.is_none() {
+                existing.subtype = draft.subtype;
+            }
             return;
         }
         let base = grammar::behavior_id(&draft.description);

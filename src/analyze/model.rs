@@ -116,4 +116,17 @@ pub struct MethodAnalysis {
     pub notes: Vec<String>,
     /// What a method without characteristics does (its one example).
     pub outcome: Option<BehaviorDraft>,
+    /// Rows it writes (an added field, `db_writes`).
+    pub db_writes: Vec<DbWrite>,
+}
+
+/// A database write (`Token.where(...).delete_all`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbWrite {
+    /// The ActiveRecord method: `delete_all`, `update!`, `create`, ...
+    pub operation: String,
+    /// The model or the record/association written (`Token`, `user`, `tokens`).
+    pub target: String,
+    /// The line of the call.
+    pub line: u32,
 }

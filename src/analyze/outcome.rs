@@ -440,15 +440,10 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
             _ => {}
         }
     }
-    // Mailer deliveries: `PaymentMailer.receipt(p).deliver_later`.
-    if name.starts_with("deliver") {
-        if let Some(Node::Call(inner)) = &call.recv {
-            if let Some(Node::Const { path, .. }) = &inner.recv {
-                if path.ends_with("Mailer") {
-                    return Outcome::new(format!("sends {} email", words(&inner.name)), false);
-                }
-            }
-        }
+    // Mailer deliveries: `PaymentMailer.receipt(p).deliver_later`, `Mailer.deliver_x`,
+    // notifiers: the side effect's own words.
+    if let Some(text) = super::side_effects::delivery_text(call, cx.class_name) {
+        return Outcome::new(text, false);
     }
     let receiver = call.recv.as_ref().map(receiver_words);
     if let Some(Node::Const { path, .. }) = &call.recv {

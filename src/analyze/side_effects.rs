@@ -294,7 +294,7 @@ fn classify(
 }
 
 /// HTTP client libraries: a request call on one is an external API call.
-const HTTP_LIBRARIES: &[&str] = &[
+pub(crate) const HTTP_LIBRARIES: &[&str] = &[
     "HTTP",
     "HTTParty",
     "Faraday",
@@ -307,7 +307,7 @@ const HTTP_LIBRARIES: &[&str] = &[
 ];
 
 /// API client gems: any call on them reaches a remote service.
-const API_CLIENTS: &[&str] = &[
+pub(crate) const API_CLIENTS: &[&str] = &[
     "Stripe",
     "Octokit",
     "Aws",
@@ -385,6 +385,12 @@ fn delivery(c: &Call, recv: &Node, own: &str) -> Option<SideEffect> {
         )),
         _ => None,
     }
+}
+
+/// The words of a mail delivery (`sends receipt email`), for a path that ends with one.
+pub fn delivery_text(c: &Call, own: &str) -> Option<String> {
+    let recv = c.recv.as_ref()?;
+    delivery(c, recv, own).map(|e| e.behavior.description)
 }
 
 /// `NewFollowerNotifier` → `new follower`.

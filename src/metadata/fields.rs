@@ -207,6 +207,21 @@ fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Val
         })
         .collect();
     set(&mut map, "side_effects", Value::Sequence(effects));
+    // An added field: the rows the method writes (test-config's db decision).
+    if !m.db_writes.is_empty() {
+        let writes = m
+            .db_writes
+            .iter()
+            .map(|w| {
+                let mut wm = Mapping::new();
+                set(&mut wm, "operation", Value::String(w.operation.clone()));
+                set(&mut wm, "target", Value::String(w.target.clone()));
+                set(&mut wm, "line", Value::from(w.line));
+                Value::Mapping(wm)
+            })
+            .collect();
+        set(&mut map, "db_writes", Value::Sequence(writes));
+    }
     let chars: Vec<Value> = m
         .characteristics
         .iter()

@@ -78,12 +78,14 @@ impl Isolation {
 }
 
 /// What a method touches, as the table reads it from the metadata.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Uses {
     db: bool,
     external_http: bool,
     queue: bool,
     pure: bool,
+    /// `methods[].db_writes` (an added field), as `Token.delete_all`.
+    db_writes: Vec<String>,
 }
 
 /// The decision for one method.
@@ -185,6 +187,7 @@ impl MethodDecision {
             external_http: self.uses_external_http,
             queue: self.uses_queue,
             pure: self.is_pure,
+            db_writes: Vec::new(),
         }
     }
 }
@@ -325,7 +328,9 @@ fn decide_method(
             _ => None,
         })
         .collect();
-    let uses = uses(m, &side_effect_types);
+    let mut uses = uses(m, &side_effect_types, &path_effect_types(metadata, m));
+    uses.db_writes = db_writes(m);
+    let db_by_rules = uses.db;
     let loc = loc(metadata, &name);
     let project_type = inputs.project_type;
     let base_test_level = base_test_level(project_type, file_type);
@@ -346,8 +351,16 @@ fn decide_method(
     if !side_effect_types.is_empty() {
         trace.push(format!("side_effects: {}", side_effect_types.join(", ")));
     }
-    if uses.db {
+    if db_by_rules {
         trace.push("uses_db: true (setup.type=model or side_effect cache)".to_string());
+    } else if !uses.db_writes.is_empty() {
+        // An added field; metadata without it keeps the pipeline's exact trace.
+        trace.push(format!(
+            "uses_db: true (db writes: {})",
+            uses.db_writes.join(", ")
+        ));
+        uses.db = true;
+        uses.pure = false;
     }
     if uses.external_http {
         trace
@@ -396,12 +409,66 @@ fn decide_method(
     })
 }
 
+/// Side-effect types of the behaviors a method's leaves (or the method itself) end with:
+/// a mail sent in one branch is that branch's behavior, not a side effect of every path,
+/// and its bank entry keeps `subtype: email`. Metadata without such subtypes (the
+/// pipeline's) gives none.
+fn path_effect_types(metadata: &Mapping, m: &Mapping) -> Vec<String> {
+    let bank: Vec<&Mapping> = match metadata.get("behaviors") {
+        Some(Value::Sequence(items)) => items.iter().filter_map(Value::as_mapping).collect(),
+        _ => Vec::new(),
+    };
+    let mut ids: Vec<&Value> = m.get("behavior_id").into_iter().collect();
+    for c in array(m, "characteristics") {
+        if let Value::Mapping(c) = c {
+            if let Some(Value::Sequence(values)) = c.get("values") {
+                ids.extend(
+                    values
+                        .iter()
+                        .filter_map(Value::as_mapping)
+                        .filter_map(|v| v.get("behavior_id")),
+                );
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for id in ids {
+        let subtype = bank
+            .iter()
+            .find(|b| b.get("id") == Some(id))
+            .and_then(|b| b.get("subtype"))
+            .filter(|s| !s.is_null())
+            .map(ruby::to_s);
+        if let Some(s) = subtype {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// `methods[].db_writes` (an added field) as `Token.delete_all`, `user.update!`.
+fn db_writes(m: &Mapping) -> Vec<String> {
+    array(m, "db_writes")
+        .iter()
+        .filter_map(|w| match w {
+            Value::Mapping(w) => {
+                let op = ruby::to_s(w.get("operation").unwrap_or(&Value::Null));
+                let target = ruby::to_s(w.get("target").unwrap_or(&Value::Null));
+                (!op.is_empty()).then(|| format!("{target}.{op}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a method touches: the database (a `model` setup or a `cache` side effect), HTTP
 /// (an `external_api` side effect or an external source whose class is an HTTP client),
 /// queues (`event`, `webhook`, `email`); pure when none and no side effect at all.
-fn uses(m: &Mapping, side_effect_types: &[String]) -> Uses {
+fn uses(m: &Mapping, side_effect_types: &[String], path_types: &[String]) -> Uses {
     let characteristics = array(m, "characteristics");
-    let has_type = |t: &str| side_effect_types.iter().any(|s| s == t);
+    let has_type = |t: &str| side_effect_types.iter().chain(path_types).any(|s| s == t);
     let db = characteristics.iter().any(
         |c| matches!(c, Value::Mapping(c) if ruby::to_s(&dig(c.get("setup"), "type")) == "model"),
     ) || has_type("cache");
@@ -418,7 +485,12 @@ fn uses(m: &Mapping, side_effect_types: &[String]) -> Uses {
         db,
         external_http,
         queue,
-        pure: !db && !external_http && !queue && side_effect_types.is_empty(),
+        pure: !db
+            && !external_http
+            && !queue
+            && side_effect_types.is_empty()
+            && path_types.is_empty(),
+        db_writes: Vec::new(),
     }
 }
 
