@@ -239,6 +239,9 @@ fn staged_mode_sees_only_the_index() {
             ("can_refund?".to_string(), "unchanged".to_string()),
             ("active?".to_string(), "modified".to_string()),
             ("deactivate!".to_string(), "unchanged".to_string()),
+            // Callbacks Rails runs are units of the plan too.
+            ("normalize_email".to_string(), "unchanged".to_string()),
+            ("send_welcome_email".to_string(), "unchanged".to_string()),
         ]
     );
 }
@@ -786,7 +789,9 @@ fn every_metadata_file_loads_with_rubys_yaml() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "32");
+    // 32 public methods and the fixture's two callbacks (`normalize_email`,
+    // `send_welcome_email`).
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "34");
 }
 
 #[test]
@@ -810,4 +815,53 @@ fn timings_are_reported_when_asked() {
     }
     let plain = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
     assert!(plain.get("timings").is_none());
+}
+
+/// Regression: changing only a private `before_create` callback gave `11 methods (0
+/// selected)`, no warning. Methods Rails calls are units of the plan with their trigger;
+/// a changed private method nothing calls is named in `warnings`.
+#[test]
+fn a_changed_callback_is_selected_with_its_trigger_and_an_uncalled_change_is_explained() {
+    let p = Project::new();
+    p.write(
+        "app/models/token.rb",
+        "class Token < ApplicationRecord\n  belongs_to :user\n  before_create :delete_previous_tokens\n  validate :value_format\n\n  def self.find_active(value)\n    where(value: value).first\n  end\n\n  private\n\n  def delete_previous_tokens\n    Token.where(user_id: user_id).delete_all if user\n  end\n\n  def value_format\n    errors.add(:value, :invalid) if value.blank?\n  end\n\n  def leftover\n    1\n  end\nend\n",
+    );
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.edit(
+        "app/models/token.rb",
+        "delete_all if user",
+        "delete_all if user&.active?",
+    );
+    p.edit("app/models/token.rb", "    1\n", "    2\n");
+    let run = p
+        .run(&["discover", "--format", "text", "--no-metadata"])
+        .expect_code(0);
+    insta::assert_snapshot!(redact(&run.stdout, &p), @"
+    discover: branch mode, base main (<commit>)
+
+    wave 0: Leaf methods (no dependencies)
+      app/models/token.rb  [green 18 LOC, 4 methods]
+        [ ] Token.find_active             unchanged
+        [x] Token#delete_previous_tokens  modified   (before_create)
+        [ ] Token#value_format            unchanged  (validate)
+
+    3 methods (1 selected) in 1 file, 1 wave; zones: 1 green, 0 yellow, 0 red
+    warning: app/models/token.rb: Token#leftover changed, but no public method calls it and it is not a callback, validation or filter of its class in this file, so no plan covers it (registered from another class? test it through that class)
+    ");
+    let yaml = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    let items = yaml["method_waves"][0]["items"].as_sequence().unwrap();
+    let callback = items
+        .iter()
+        .find(|i| i["method_id"] == "Token#delete_previous_tokens")
+        .unwrap();
+    assert_eq!(callback["trigger"], "before_create");
+    assert_eq!(callback["selected"], true);
+    let validation = items
+        .iter()
+        .find(|i| i["method_id"] == "Token#value_format")
+        .unwrap();
+    assert_eq!(validation["trigger"], "validate");
+    assert_eq!(validation["method_mode"], "unchanged");
 }

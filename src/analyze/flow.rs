@@ -330,6 +330,14 @@ impl<'a> Walker<'a> {
 
     /// What reaching the end of an empty branch means.
     pub fn empty_outcome(&mut self, tail: bool) -> Outcome {
+        if tail && self.cx.text.filter {
+            return Outcome {
+                description: "lets the request through".to_string(),
+                failure: false,
+                guessed: false,
+                sets: None,
+            };
+        }
         if tail {
             super::outcome::returned(&Node::Nil, &self.cx.text)
         } else {
@@ -412,10 +420,14 @@ impl<'a> Walker<'a> {
         let mut outcome = super::outcome::final_expression(stmt, &self.cx.text);
         if self.cx.text.controller && tail && !is_response(stmt) {
             outcome = Outcome {
-                description: format!(
-                    "renders {} template",
-                    grammar::words(self.cx.text.method_name)
-                ),
+                description: if self.cx.text.filter {
+                    "lets the request through".to_string()
+                } else {
+                    format!(
+                        "renders {} template",
+                        grammar::words(self.cx.text.method_name)
+                    )
+                },
                 failure: false,
                 guessed: false,
                 sets: None,

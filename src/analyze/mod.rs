@@ -286,6 +286,15 @@ fn analyze_method(
     let class = request.class_name.as_str();
     let initialize = class_methods.initialize;
     let privates = class_methods.privates(method.kind);
+    let trigger = if method.is_public_api() {
+        None
+    } else {
+        crate::index::rails::triggers(facts)
+            .get(index)
+            .cloned()
+            .flatten()
+    };
+    let filter = trigger.as_ref().is_some_and(|t| !t.is_model());
     let cx = MethodCx {
         facts,
         method,
@@ -296,6 +305,7 @@ fn analyze_method(
             class_name: class,
             method_name: &method.name,
             controller,
+            filter,
         },
         privates,
     };
@@ -305,7 +315,8 @@ fn analyze_method(
         .as_deref()
         .map(flow::statements)
         .unwrap_or_default();
-    if controller && method.kind == MethodKind::Instance {
+    // An action runs its filters first; a filter (or handler) is a unit of its own.
+    if controller && method.kind == MethodKind::Instance && !filter {
         let ccx = controller::ControllerCx {
             facts,
             class,
@@ -396,6 +407,23 @@ fn analyze_method(
         }
     }
 
+    if trigger
+        .as_ref()
+        .is_some_and(crate::index::rails::Trigger::is_model)
+    {
+        // Rails ignores what a callback returns: a path that only returns a value does
+        // nothing (a spec through `save!` cannot see the value).
+        for b in walker_chars
+            .iter_mut()
+            .flat_map(|c| c.values.iter_mut())
+            .filter_map(|v| v.behavior.as_mut())
+            .chain(outcome.iter_mut())
+        {
+            if b.description.starts_with("returns ") {
+                b.description = "does nothing".to_string();
+            }
+        }
+    }
     let dependencies = dependencies(method, &absorbed, facts, &cx.env, lookup, class);
     let confidence = (walker.confidence * 100.0).round() / 100.0;
     MethodAnalysis {
@@ -413,6 +441,7 @@ fn analyze_method(
         notes: walker.notes,
         outcome,
         db_writes,
+        trigger: trigger.map(|t| t.text()),
     }
 }
 

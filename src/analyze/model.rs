@@ -118,6 +118,8 @@ pub struct MethodAnalysis {
     pub outcome: Option<BehaviorDraft>,
     /// Rows it writes (an added field, `db_writes`).
     pub db_writes: Vec<DbWrite>,
+    /// For a private method Rails calls: what calls it (an added field, `trigger`).
+    pub trigger: Option<String>,
 }
 
 /// A database write (`Token.where(...).delete_all`).

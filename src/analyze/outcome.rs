@@ -77,11 +77,18 @@ pub struct TextContext<'a> {
     pub method_name: &'a str,
     /// A controller: render/redirect/head outcomes and implicit renders apply.
     pub controller: bool,
+    /// A controller filter (`before_action :x`): a path that does not respond lets the
+    /// request through to the action, instead of rendering a template.
+    pub filter: bool,
 }
 
 /// If `node` leaves the method (or, in a controller, ends the request), how.
 pub fn exit_of(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
     match node {
+        // A filter that returns without responding lets the request through.
+        Node::Return { value: None, .. } if cx.filter => {
+            Some(Outcome::new("lets the request through", false))
+        }
         Node::Return { value, .. } => Some(match value {
             None => Outcome::new("returns nil", true),
             Some(v) => returned(v, cx),
@@ -584,6 +591,7 @@ mod tests {
             class_name: "Payment",
             method_name: "refund",
             controller,
+            filter: false,
         }
     }
 

@@ -386,12 +386,21 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work 
     let Some(class_name) = class_name else {
         return Work::Skipped("No class found in the file".to_string());
     };
+    // Without discovery: every public method, and the private ones Rails calls.
+    let triggers = crate::index::rails::triggers(&facts);
     let selected = match existing.as_ref().and_then(|m| m.get("methods_to_analyze")) {
         Some(Value::Sequence(items)) => items.iter().filter_map(selected_entry).collect::<Vec<_>>(),
         _ => facts
             .methods
             .iter()
-            .filter(|m| m.owner == class_name && m.is_public_api())
+            .enumerate()
+            .filter(|(i, m)| {
+                m.owner == class_name
+                    && (m.is_public_api()
+                        || (m.name != "initialize"
+                            && triggers.get(*i).is_some_and(Option::is_some)))
+            })
+            .map(|(_, m)| m)
             .map(|m| Selected {
                 name: m.name.clone(),
                 kind: Some(m.kind),

@@ -451,6 +451,7 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
             line_range: [item.line_range.0, item.line_range.1],
             selected: item.selected,
             skip_reason: item.skip_reason.as_deref().map(str::to_string),
+            trigger: item.trigger.as_deref().map(str::to_string),
         })
         .collect();
     if methods_to_analyze.is_empty() {

@@ -95,6 +95,9 @@ pub struct Item {
     pub deps: Deps,
     /// Private and protected methods it calls, transitively.
     pub absorbed: NameList,
+    /// For a private method Rails calls (a callback, validation, filter or handler): what
+    /// calls it (`before_create`, `before_action (only: create)`).
+    pub trigger: Option<Box<str>>,
     /// Its wave.
     pub wave: usize,
 }
@@ -186,8 +189,10 @@ pub struct Prepared {
     all_new: bool,
     /// The class statements, for constant resolution.
     scopes: deps::Scopes,
-    /// The public methods, in file order.
+    /// The plan's units (public methods, and private ones Rails calls), in file order.
     public: Vec<PublicMethod>,
+    /// Changed methods that are no unit and that no unit calls (ids).
+    unplanned: Vec<Box<str>>,
 }
 
 impl Prepared {
@@ -209,6 +214,8 @@ struct PublicMethod {
     mode: MethodMode,
     absorbed: NameList,
     refs: deps::Refs,
+    /// For a private method Rails calls: what calls it (`before_create`).
+    trigger: Option<Box<str>>,
 }
 
 impl PublicMethod {
@@ -227,14 +234,21 @@ pub fn prepare(source: Source) -> Prepared {
         change,
         old_path,
     } = source;
-    // What each public method absorbs, found once: the modes and the references read it.
+    // The plan's units: public methods, and the methods Rails calls (callbacks,
+    // validations, filters, rescue_from handlers) even when private.
+    let triggers = crate::index::rails::triggers(&facts);
+    let unit = |i: usize, m: &crate::index::MethodFacts| {
+        m.is_public_api()
+            || (m.name != "initialize" && triggers.get(i).is_some_and(Option::is_some))
+    };
+    // What each unit absorbs, found once: the modes and the references read it.
     let absorber = crate::index::Absorber::new(&facts.methods);
     let absorbed_by: Vec<Vec<usize>> = facts
         .methods
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            if m.is_public_api() {
+            if unit(i, m) {
                 absorber.absorbed(i)
             } else {
                 Vec::new()
@@ -248,12 +262,32 @@ pub fn prepare(source: Source) -> Prepared {
         BaseVersion::Same => vec![MethodMode::Unchanged; facts.methods.len()],
         BaseVersion::Facts(base) => modes::method_modes(&facts, Some(&base), absorbed),
     };
+    // A changed method that is no unit and that no unit calls is in no plan: say so.
+    let mut unplanned: Vec<Box<str>> = Vec::new();
+    for (i, m) in facts.methods.iter().enumerate() {
+        let changed = modes
+            .get(i)
+            .is_some_and(|mode| *mode != MethodMode::Unchanged);
+        if changed
+            && !m.dynamic
+            && m.name != "initialize"
+            && !unit(i, m)
+            && !absorbed_by.iter().any(|a| a.contains(&i))
+        {
+            unplanned.push(m.id().into_boxed_str());
+        }
+    }
     let mut public = Vec::new();
     for ((i, m), absorbed) in facts.methods.iter().enumerate().zip(&absorbed_by) {
-        if !m.is_public_api() {
+        if !unit(i, m) {
             continue;
         }
         public.push(PublicMethod {
+            trigger: triggers
+                .get(i)
+                .and_then(Option::as_ref)
+                .filter(|_| !m.is_public_api())
+                .map(|t| t.text().into_boxed_str()),
             index: u32::try_from(i).unwrap_or(u32::MAX),
             id: m.id().into_boxed_str(),
             // An owner name is never near 4 GiB (files over max_file_size are not parsed).
@@ -295,6 +329,7 @@ pub fn prepare(source: Source) -> Prepared {
         all_new,
         scopes,
         public,
+        unplanned,
     }
 }
 
@@ -405,7 +440,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
     while !sources.is_empty() {
         let first = count - sources.len();
         let take = sources.len().min(SLICE);
-        let planned: Vec<(FilePlan, Vec<Item>, Option<String>)> = sources
+        let planned: Vec<(FilePlan, Vec<Item>, Vec<String>)> = sources
             .par_drain(..take)
             .enumerate()
             .map(|(i, source)| plan_file(first + i, source, settings, &known))
@@ -498,7 +533,7 @@ fn plan_file(
     source: Prepared,
     settings: &Settings,
     known: &deps::Known,
-) -> (FilePlan, Vec<Item>, Option<String>) {
+) -> (FilePlan, Vec<Item>, Vec<String>) {
     let Prepared {
         path,
         loc,
@@ -509,11 +544,18 @@ fn plan_file(
         all_new,
         scopes,
         public,
+        unplanned,
         ..
     } = source;
     let zone = zones::zone(loc, methods, &settings.zones);
     let spec_path = naming::spec_path(&path, settings.spec_policy);
-    let mut warning = None;
+    let mut warning = Vec::new();
+    if !unplanned.is_empty() {
+        warning.push(format!(
+            "{path}: {} changed, but no public method calls it and it is not a callback, validation or filter of its class in this file, so no plan covers it (registered from another class? test it through that class)",
+            unplanned.iter().map(|id| id.as_ref()).collect::<Vec<_>>().join(", ")
+        ));
+    }
     if let Some(class) = &class_name {
         let others: BTreeSet<&str> = public
             .iter()
@@ -521,7 +563,7 @@ fn plan_file(
             .map(PublicMethod::owner)
             .collect();
         if !others.is_empty() {
-            warning = Some(format!(
+            warning.push(format!(
                 "{path}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
                 others.into_iter().collect::<Vec<_>>().join(", ")
             ));
@@ -559,6 +601,7 @@ fn plan_file(
             skip_reason,
             deps,
             absorbed: m.absorbed,
+            trigger: m.trigger,
             wave: 0,
         });
     }

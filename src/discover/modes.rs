@@ -8,9 +8,10 @@ use crate::index::{FileFacts, MethodFacts};
 pub use crate::vocab::MethodMode;
 
 /// The mode of every method of `current` (same order), against `base` (`None`: the file
-/// did not exist). `absorbed(i)` lists the methods public method `i` absorbs (indices into
-/// `current.methods`, as [`crate::index::Absorber`] finds them): the caller passes them, so
-/// a planner that has already listed them does not walk the calls again.
+/// did not exist). `absorbed(i)` lists the methods plan unit `i` absorbs (indices into
+/// `current.methods`, as [`crate::index::Absorber`] finds them; empty for methods that are
+/// no unit): the caller passes them, so a planner that has already listed them does not
+/// walk the calls again.
 pub fn method_modes<F, A>(
     current: &FileFacts,
     base: Option<&FileFacts>,
@@ -67,8 +68,10 @@ where
     A: AsRef<[usize]>,
 {
     let snapshot = modes.to_vec();
-    for (i, m) in current.methods.iter().enumerate() {
-        if !m.is_public_api() || snapshot.get(i) != Some(&MethodMode::Unchanged) {
+    for (i, _) in current.methods.iter().enumerate() {
+        // Only plan units have absorbed lists (public methods, and private ones Rails
+        // calls: callbacks, filters, validations).
+        if snapshot.get(i) != Some(&MethodMode::Unchanged) {
             continue;
         }
         let changed = absorbed(i).as_ref().iter().any(|&j| {
@@ -100,7 +103,14 @@ mod tests {
         c.methods
             .iter()
             .map(|m| m.id())
-            .zip(method_modes(&c, Some(&b), |i| absorber.absorbed(i)))
+            // As the planner passes them: absorbed lists of the plan's units only.
+            .zip(method_modes(&c, Some(&b), |i| {
+                if c.methods.get(i).is_some_and(|m| m.is_public_api()) {
+                    absorber.absorbed(i)
+                } else {
+                    Vec::new()
+                }
+            }))
             .collect()
     }
 

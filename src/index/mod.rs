@@ -7,6 +7,7 @@ mod dispatch;
 mod facts;
 mod loc;
 mod parse;
+pub mod rails;
 pub mod spec_blocks;
 pub mod walk;
 

@@ -35,6 +35,10 @@ pub struct MethodToAnalyze {
     /// Why not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skip_reason: Option<String>,
+    /// An added field, for a private method Rails calls: what calls it
+    /// (`before_create`, `before_action (only: create)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
 }
 
 /// What discovery writes.
@@ -207,6 +211,10 @@ fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Val
         })
         .collect();
     set(&mut map, "side_effects", Value::Sequence(effects));
+    // An added field: what calls a private method Rails runs (the skeleton's subject).
+    if let Some(trigger) = &m.trigger {
+        set(&mut map, "trigger", Value::String(trigger.clone()));
+    }
     // An added field: the rows the method writes (test-config's db decision).
     if !m.db_writes.is_empty() {
         let writes = m

@@ -122,6 +122,9 @@ pub struct ItemOut<'a> {
     pub cross_class_deps: Vec<DepOut<'a>>,
     /// Private methods it calls, transitively.
     pub absorbed_private_methods: &'a NameList,
+    /// An added field, for a private method Rails calls: what calls it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -277,6 +280,7 @@ fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
         skip_reason: item.skip_reason.as_deref(),
         cross_class_deps: deps_out(item),
         absorbed_private_methods: &item.absorbed,
+        trigger: item.trigger.as_deref(),
     }
 }
 
@@ -588,11 +592,14 @@ impl DiscoverAnswer {
                 }
                 let mark = if item.selected { "x" } else { " " };
                 let deps: Vec<&str> = item.deps.keys().collect();
-                let deps = if deps.is_empty() {
+                let mut deps = if deps.is_empty() {
                     String::new()
                 } else {
                     format!("  -> {}", deps.join(", "))
                 };
+                if let Some(trigger) = &item.trigger {
+                    deps.push_str(&format!("  ({trigger})"));
+                }
                 let line = format!(
                     "    [{mark}] {:<width$}  {:<9}{deps}",
                     item.method_id,
@@ -690,7 +697,11 @@ fn write_item(y: &mut Writer<'_>, level: usize, item: &ItemOut<'_>) -> std::io::
         &mut m,
         "absorbed_private_methods",
         item.absorbed_private_methods.iter(),
-    )
+    )?;
+    if let Some(trigger) = item.trigger {
+        y.str(&mut m, "trigger", trigger)?;
+    }
+    Ok(())
 }
 
 fn write_file(y: &mut Writer<'_>, level: usize, file: &FileOut<'_>) -> std::io::Result<()> {

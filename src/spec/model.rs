@@ -42,6 +42,9 @@ pub struct MethodInput {
     /// `behavior_id` of the method itself: what a method without characteristics does
     /// (an added field written by `analyze`; `Null` when missing).
     pub behavior_id: Value,
+    /// `trigger` (an added field): what calls a private method Rails runs
+    /// (`before_create`, `validate`); its spec goes through that trigger.
+    pub trigger: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -208,6 +211,10 @@ fn read_method(index: usize, value: &Value) -> Result<MethodInput, String> {
         characteristics,
         side_effects,
         behavior_id: field(map, "behavior_id"),
+        trigger: match field(map, "trigger") {
+            Value::String(t) if !t.trim().is_empty() => Some(t),
+            _ => None,
+        },
     })
 }
 

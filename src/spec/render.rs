@@ -58,6 +58,46 @@ pub fn render(
     }
 }
 
+/// The subject that runs a model callback or validation, and the comment that says so;
+/// `None` for triggers a model spec does not run (controller filters and handlers run
+/// through a request).
+fn trigger_subject(trigger: &str) -> Option<(String, String)> {
+    let dsl = trigger.split([' ', '(']).next().unwrap_or(trigger);
+    let on_update = trigger.contains("on: update") || dsl.contains("update");
+    let on_destroy = trigger.contains("on: destroy") || dsl.contains("destroy");
+    let subject = match dsl {
+        "validate" | "before_validation" | "after_validation" => "instance.valid?",
+        "after_initialize" => "described_class.new",
+        "after_find" => "described_class.find(instance.id)",
+        "after_touch" => "instance.touch",
+        _ if on_destroy => "instance.destroy!",
+        // Update callbacks run on a persisted record whose attributes change: the
+        // writer persists `instance` in the setup and changes an attribute there.
+        _ if on_update => "instance.save!",
+        d if d.starts_with("before_") || d.starts_with("after_") || d.starts_with("around_") => {
+            "instance.save!"
+        }
+        _ => return None,
+    };
+    if [
+        "before_action",
+        "after_action",
+        "around_action",
+        "rescue_from",
+    ]
+    .iter()
+    .any(|f| dsl.ends_with(f))
+    {
+        return None;
+    }
+    let note = if on_update && !on_destroy && subject == "instance.save!" {
+        format!("Runs as {trigger}: exercised through `{subject}` on a persisted record with a changed attribute, not called directly.")
+    } else {
+        format!("Runs as {trigger}: exercised through `{subject}`, not called directly.")
+    };
+    Some((subject.to_string(), note))
+}
+
 fn indent(level: usize) -> String {
     "  ".repeat(level)
 }
@@ -80,7 +120,14 @@ pub fn method_block(method: &MethodTree, threshold: usize) -> Result<Vec<String>
         format!("{i}describe '{}' do", single_quoted(&method.descriptor)),
         format!("{i}  {}", markers::marker("method_begin", &begin_end)),
     ];
-    if method.instance {
+    if let Some((subject, note)) = method.trigger.as_deref().and_then(trigger_subject) {
+        // A callback or validation: Rails runs it, the spec goes through what triggers
+        // it, never calling the private method directly.
+        lines.push(format!("{i}  # {note}"));
+        lines.push(format!("{i}  subject(:result) {{ {subject} }}"));
+        lines.push(String::new());
+        lines.push(format!("{i}  let(:instance) {{ described_class.new }}"));
+    } else if method.instance {
         lines.push(format!(
             "{i}  subject(:result) {{ instance.{} }}  # TODO: Add parameters",
             call(&method.name)

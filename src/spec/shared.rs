@@ -97,6 +97,7 @@ mod tests {
             skipped: false,
         };
         MethodTree {
+            trigger: None,
             name: "m".to_string(),
             descriptor: "#m".to_string(),
             method_id: "A#m".to_string(),

@@ -92,6 +92,8 @@ pub struct MethodTree {
     pub no_characteristics: bool,
     /// The examples of a method without characteristics.
     pub examples: Vec<Example>,
+    /// What calls a private method Rails runs (`before_create`), if it is one.
+    pub trigger: Option<String>,
 }
 
 /// Builds the tree of every method, in metadata order. Errors are the generator's
@@ -154,6 +156,7 @@ fn build_method(
         contexts,
         no_characteristics,
         examples,
+        trigger: m.trigger.clone(),
     })
 }
 
