@@ -120,14 +120,13 @@ impl App {
             }
         };
         let found = walk::collect_all(root, &scope, 1);
-        let parent = controller_parent(root);
         let files = found
             .files
             .iter()
             .filter_map(|f| {
                 let bytes = index::read_source(&f.path, 16 << 20).ok()?;
                 let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions { bodies: true });
-                let classes = plans(root, &facts, parent.as_ref());
+                let classes = plans(root, &facts);
                 Some(AppFile { facts, classes })
             })
             .collect();
@@ -135,17 +134,7 @@ impl App {
     }
 }
 
-fn controller_parent(root: &Path) -> Option<FileFacts> {
-    let rel = "app/controllers/application_controller.rb";
-    let bytes = index::read_source(&root.join(rel), 16 << 20).ok()?;
-    Some(index::extract_with(
-        rel,
-        &bytes,
-        &ExtractOptions { bodies: true },
-    ))
-}
-
-fn plans(root: &Path, facts: &FileFacts, parent: Option<&FileFacts>) -> Vec<ClassPlan> {
+fn plans(root: &Path, facts: &FileFacts) -> Vec<ClassPlan> {
     let mut owners: Vec<&str> = Vec::new();
     for m in &facts.methods {
         if m.is_public_api() && !m.dynamic && !owners.contains(&m.owner.as_str()) {
@@ -165,14 +154,18 @@ fn plans(root: &Path, facts: &FileFacts, parent: Option<&FileFacts>) -> Vec<Clas
                     method_mode: "new".to_string(),
                 })
                 .collect();
-            let controller = class_name.ends_with("Controller");
+            let chain = if class_name.ends_with("Controller") {
+                analyze::controller::chain(root, facts, class_name)
+            } else {
+                Vec::new()
+            };
             let request = analyze::Request {
                 facts,
                 class_name: class_name.to_string(),
                 methods,
                 root: Some(root.to_path_buf()),
                 rules: &[],
-                parent_controller: if controller { parent } else { None },
+                controller_chain: &chain,
             };
             let analysis = analyze::analyze(&request);
             let skeleton = skeleton(facts, class_name, &analysis);
@@ -407,6 +400,12 @@ fn negative_words(context: &str) -> bool {
     if words.first() == Some(&"without") || body.last() == Some(&"fails") {
         return true;
     }
+    // A quantified value (`some x where NOT y`, `all x y`, `no x y`, `no error raised`)
+    // is negative by its quantifier only: a negation inside the element test does not
+    // negate the whole.
+    if body.first() == Some(&"no") {
+        return true;
+    }
     // A compound value (`a or NOT b`, `a and NOT b`) is negative only as a whole
     // (`neither a nor b`, `NOT both a and b`); `NOT x in "a" and "b"` is one negated
     // condition over a list.
@@ -429,6 +428,15 @@ fn negative_words(context: &str) -> bool {
 fn inverted(context: &str, value: &str) -> bool {
     // `and` opens an enum's or a range's contexts: their `nil` is a value, not an absence.
     if context.starts_with("and ") {
+        return false;
+    }
+    // `some x where NOT y`, `all x y`: a negation inside the element test does not
+    // negate the whole, and `all x y` is the false value of `any? { !y }` as well as
+    // the true value of `all? { y }`: the words cannot tell.
+    if matches!(
+        context.split_whitespace().nth(1),
+        Some("some" | "all" | "exactly")
+    ) {
         return false;
     }
     let negative_value = matches!(value, "nil" | "false");
@@ -956,6 +964,9 @@ struct MethodScore {
     tool_matched: usize,
     type_agrees: usize,
     dropped_reported: usize,
+    /// Characteristics from `before_action` guards: outside the labels' scope (the
+    /// sampling reads a method's own body and its same-class private helpers only).
+    filter_guards: usize,
     missed: Vec<String>,
     extra: Vec<String>,
     effects_expert: usize,
@@ -977,16 +988,31 @@ fn score(app: &App, labels: &LabelFile) -> Score {
     let mut methods = Vec::new();
     for label in &labels.methods {
         let (class_name, name, singleton) = split_id(&label.id);
-        let found = app.files.iter().find_map(|f| {
-            if f.facts.path != label.file {
-                return None;
-            }
+        let file = app.files.iter().find(|f| f.facts.path == label.file);
+        let found = file.and_then(|f| {
             let plan = f.classes.iter().find(|p| p.class_name == class_name)?;
             plan.analysis
                 .methods
                 .iter()
                 .find(|m| m.name == name && (m.kind == "class") == singleton)
         });
+        // The line ranges of the filters whose guards the action starts with.
+        let filter_ranges: Vec<(u32, u32)> = match (found, file) {
+            (Some(m), Some(f)) => m
+                .notes
+                .iter()
+                .filter_map(|n| n.strip_prefix("before_action callbacks run first: "))
+                .flat_map(|list| list.split(", "))
+                .filter_map(|cb| {
+                    f.facts
+                        .methods
+                        .iter()
+                        .find(|fm| fm.owner == class_name && fm.name == cb)
+                        .map(|fm| fm.line_range)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         let mut s = MethodScore {
             id: label.id.clone(),
             found: found.is_some(),
@@ -996,6 +1022,7 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             tool_matched: 0,
             type_agrees: 0,
             dropped_reported: 0,
+            filter_guards: 0,
             missed: Vec::new(),
             extra: Vec::new(),
             effects_expert: 0,
@@ -1012,7 +1039,6 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             methods.push(s);
             continue;
         };
-        s.tool = m.characteristics.len();
         let starts: Vec<u32> = m
             .characteristics
             .iter()
@@ -1025,6 +1051,15 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             })
             .collect();
         let mut used = vec![false; m.characteristics.len()];
+        let mut guard = vec![false; m.characteristics.len()];
+        for (i, c) in m.characteristics.iter().enumerate() {
+            guard[i] = c.source_line.contains(':')
+                || filter_ranges
+                    .iter()
+                    .any(|(lo, hi)| (*lo..=*hi).contains(&starts[i]));
+        }
+        s.filter_guards = guard.iter().filter(|g| **g).count();
+        s.tool = m.characteristics.len() - s.filter_guards;
         for expert in &label.characteristics {
             let same_file = expert.file.as_deref().is_none_or(|f| f == label.file);
             let hit = (0..m.characteristics.len())
@@ -1045,7 +1080,7 @@ fn score(app: &App, labels: &LabelFile) -> Score {
         }
         s.tool_matched = used.iter().filter(|u| **u).count();
         for (i, c) in m.characteristics.iter().enumerate() {
-            if used[i] {
+            if used[i] || guard[i] {
                 continue;
             }
             if label.drop.iter().any(|d| d.line == starts[i]) {
@@ -1135,7 +1170,7 @@ impl Score {
             self.methods.iter().filter(|m| !m.found).count()
         ));
         line(format!(
-            "characteristics: recall {}/{} ({}), precision {}/{} ({}), type agrees {}/{} matched, dropped-by-expert reported {}",
+            "characteristics: recall {}/{} ({}), precision {}/{} ({}), type agrees {}/{} matched, dropped-by-expert reported {}, filter guards (outside the labels) {}",
             matched,
             expert,
             pct(matched, expert),
@@ -1144,7 +1179,8 @@ impl Score {
             pct(tool_matched, tool),
             sum(|m| m.type_agrees),
             matched,
-            sum(|m| m.dropped_reported)
+            sum(|m| m.dropped_reported),
+            sum(|m| m.filter_guards)
         ));
         let (ee, em, et, etm) = (
             sum(|m| m.effects_expert),
@@ -1244,6 +1280,16 @@ mod tests {
         ));
         assert!(inverted("when NOT both paid and shipped", "true"));
         assert!(!inverted("when none muted messages", "true"));
+        assert!(!inverted("but no error raised", "false"));
+        assert!(!inverted(
+            "with some watchables where NOT current user allowed",
+            "true"
+        ));
+        assert!(!inverted(
+            "but all watchables where current user allowed",
+            "false"
+        ));
+        assert!(inverted("with no journals where any value notes", "true"));
     }
 
     #[test]

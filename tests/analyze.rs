@@ -37,7 +37,7 @@ fn fixture_app_analysis() {
 }
 
 #[test]
-fn text_format_shows_the_tree() {
+fn text_format_shows_the_contexts_the_skeleton_writes() {
     let p = Project::new();
     p.copy_fixture("analyze_app");
     let run = p
@@ -51,19 +51,22 @@ fn text_format_shows_the_tree() {
     insta::assert_snapshot!(run.stdout, @"
     app/services/payment_processor.rb
       #process  (confidence 0.90)
-        payment_status [enum]
-          - completed  => returns success result
-          - failed  => returns payment failed failure result
-          - any other payment status
-          charge_result [boolean]
-            - payment gateway charge succeeds  -> returns success result
-            - payment gateway charge fails  => returns failure result
+        when payment status is any other payment status
+          with payment gateway charge succeeds
+            -> returns success result
+          but payment gateway charge fails
+            => returns failure result
+        when payment status is completed
+          => returns success result
+        when payment status is failed
+          => returns payment failed failure result
         side effect: sends payment completed notification
         side effect: sends receipt email
       #refund  (confidence 1.00)
-        refund_eligible [boolean]
-          - refund eligible  -> returns success result
-          - NOT refund eligible  => returns NOT refundable failure result
+        when refund eligible
+          -> returns success result
+        when NOT refund eligible
+          => returns NOT refundable failure result
     ");
 }
 

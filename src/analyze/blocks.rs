@@ -154,6 +154,22 @@ impl Walker<'_> {
             let branch = match &f.block {
                 Some(b) if !statements(&b.body).is_empty() => {
                     any_body = true;
+                    // `format.js { @users = users_for_new_watcher }`: data one format's
+                    // view shows; the helper's own choices are not this action's cases.
+                    for s in statements(&b.body) {
+                        if let Node::Assign {
+                            target: crate::index::body::Target::Ivar(_),
+                            value,
+                            ..
+                        } = &s
+                        {
+                            if let Node::Call(c) = value.as_ref() {
+                                if c.recv.is_none() {
+                                    self.inlined.insert(c.name.clone());
+                                }
+                            }
+                        }
+                    }
                     b.body.clone()
                 }
                 // `format.html` renders the action's template in that format.

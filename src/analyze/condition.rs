@@ -263,12 +263,27 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
                 _ => "exactly one",
             };
             let truthy = format!("{quantifier} {subject}{test}");
+            // The other value in words (De Morgan): "no users active" for `any?`, "all
+            // watchables allowed" for `any? { |w| !allowed }`, "some ..." for `none?`.
+            let negated = negated_block(call).map(|inner| {
+                let mut positive = call.clone();
+                if let Some(b) = positive.block.as_mut() {
+                    b.body = inner;
+                }
+                element_test(&positive)
+            });
+            let falsy = match (name, negated) {
+                ("any?", Some(positive)) => format!("all {subject}{positive}"),
+                ("any?", None) => format!("no {subject}{test}"),
+                ("none?", None) => format!("some {subject}{test}"),
+                _ => format!("NOT {truthy}"),
+            };
             return Some(Spec {
                 name: identifier(&format!("{quantifier}_{subject}")),
                 description: format!("whether {truthy}"),
                 kind: CharType::Boolean,
                 truthy: value(Value::Bool(true), truthy.clone()),
-                falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+                falsy: value(Value::Bool(false), falsy),
                 threshold: None,
                 note: None,
             });
@@ -441,6 +456,15 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
 
 /// What the block of `any?`/`all?` asks of an element, as a phrase after the collection
 /// (`args matching HG_EARLY_BOOL_ARG`); empty when it cannot be said shortly.
+/// The test inside `any? { |x| !test }`, when the block's last statement is a negation.
+fn negated_block(call: &Call) -> Option<Node> {
+    let block = call.block.as_ref()?;
+    match crate::analyze::flow::statements(&block.body).pop()? {
+        Node::Not(inner) => Some(*inner),
+        _ => None,
+    }
+}
+
 fn element_test(call: &Call) -> String {
     let body = match &call.block {
         Some(b) => crate::analyze::flow::statements(&b.body).pop(),

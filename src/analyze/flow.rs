@@ -264,7 +264,7 @@ impl<'a> Walker<'a> {
             }
             // A controller's last `render`/`redirect_to`/`head` is its outcome, not an exit.
             let final_response =
-                rest.is_empty() && is_response(stmt) && !matches!(stmt, Node::And(..));
+                rest.is_empty() && self.is_response(stmt) && !matches!(stmt, Node::And(..));
             if let Some(exit) = super::outcome::exit_of(stmt, &self.cx.text) {
                 if !final_response {
                     return End::Exited(exit);
@@ -328,11 +328,28 @@ impl<'a> Walker<'a> {
         End::Done(self.empty_outcome(tail))
     }
 
+    /// A controller response, the chain's responding helpers included.
+    fn is_response(&self, node: &Node) -> bool {
+        is_response(node, self.cx.text.responders)
+    }
+
     /// What reaching the end of an empty branch means.
     pub fn empty_outcome(&mut self, tail: bool) -> Outcome {
         if tail && self.cx.text.filter {
             return Outcome {
                 description: "lets the request through".to_string(),
+                failure: false,
+                guessed: false,
+                sets: None,
+            };
+        }
+        if tail && self.cx.text.controller {
+            // An action that ends without responding renders its template.
+            return Outcome {
+                description: format!(
+                    "renders {} template",
+                    grammar::words(self.cx.text.method_name)
+                ),
                 failure: false,
                 guessed: false,
                 sets: None,
@@ -418,7 +435,7 @@ impl<'a> Walker<'a> {
             }
         }
         let mut outcome = super::outcome::final_expression(stmt, &self.cx.text);
-        if self.cx.text.controller && tail && !is_response(stmt) {
+        if self.cx.text.controller && tail && !self.is_response(stmt) {
             outcome = Outcome {
                 description: if self.cx.text.filter {
                     "lets the request through".to_string()
@@ -1254,23 +1271,24 @@ fn wrap_branch(node: &Node, line: u32) -> Node {
 }
 
 /// A controller response (`render`, `redirect_to`, `head`).
-fn is_response(node: &Node) -> bool {
+fn is_response(node: &Node, responders: Option<&super::controller::Responders>) -> bool {
     match node {
         Node::Call(c) => {
             c.recv.is_none()
-                && matches!(
+                && (matches!(
                     c.name.as_str(),
                     "render"
                         | "redirect_to"
                         | "redirect_back"
+                        | "redirect_back_or_to"
                         | "head"
                         | "respond_to"
                         | "send_data"
                         | "send_file"
-                )
+                ) || responders.is_some_and(|r| r.get(&c.name).is_some()))
         }
-        Node::And(a, _) => is_response(a),
-        Node::Seq(items) => items.last().is_some_and(is_response),
+        Node::And(a, _) => is_response(a, responders),
+        Node::Seq(items) => items.last().is_some_and(|l| is_response(l, responders)),
         _ => false,
     }
 }

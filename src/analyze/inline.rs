@@ -61,6 +61,13 @@ impl Walker<'_> {
                 .iter()
                 .map(|s| substitute_params(s, &bound))
                 .collect();
+            if let Some(fused) = fuse_guard(stmt, &name, &inlined) {
+                // `return unless authorized?(:add)` over a helper that ends in `true` or
+                // `false` on each path: each path goes on or leaves, one decision.
+                self.inlined.insert(name.clone());
+                self.apply(Rule::PrivateGuardsInlined, Some(&format!("`{name}`")));
+                return Some(fused);
+            }
             if bare_call {
                 inlined = prune_value_choices(inlined);
             }
@@ -130,6 +137,11 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
             && !out.iter().any(|(n, _)| n == &c.name)
         {
             out.push((c.name.clone(), c.args.clone()));
+        }
+        if c.name == "respond_to" && c.recv.is_none() {
+            // A format's code runs for that format only: it is walked with that format's
+            // value (`blocks.rs`), never hoisted before the whole `respond_to`.
+            return;
         }
     }
     node.for_each_child(&mut |child| private_calls(child, out));
@@ -209,6 +221,66 @@ fn substitute_params(node: &Node, bound: &[(String, Node)]) -> Node {
             .find(|(name, _)| name == n)
             .map_or_else(|| node.clone(), |(_, v)| v.clone()),
         other => other.map_children(&mut |child| substitute_params(child, bound)),
+    }
+}
+
+/// `return unless helper(...)` (or `if`, `redirect_to x and return unless ...`) over a
+/// helper whose last statement ends every path in a literal `true`, `false` or `nil`:
+/// the helper's statements with each path's value replaced by the guard's branch where
+/// that value makes it run, and by nothing where it does not. `None` when the statement
+/// is not such a guard or a path ends in something else.
+fn fuse_guard(stmt: &Node, helper: &str, body: &[Node]) -> Option<Vec<Node>> {
+    let Node::If(guard) = stmt else {
+        return None;
+    };
+    if guard.els.is_some() {
+        return None;
+    }
+    let Node::Call(c) = &guard.cond else {
+        return None;
+    };
+    if c.name != helper || !(c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef))) {
+        return None;
+    }
+    // `if helper` runs its branch when the helper is truthy; `unless helper` when falsy.
+    let runs_when = !guard.unless;
+    let (last, before) = body.split_last()?;
+    if !matches!(last, Node::If(_)) {
+        return None;
+    }
+    let resolved = resolve_values(last, runs_when, &guard.then)?;
+    let mut out = before.to_vec();
+    out.push(resolved);
+    Some(out)
+}
+
+/// `node` with each path's final literal replaced (see [`fuse_guard`]).
+fn resolve_values(node: &Node, runs_when: bool, branch: &Node) -> Option<Node> {
+    match node {
+        Node::True | Node::False | Node::Nil => {
+            let truthy = matches!(node, Node::True);
+            Some(if truthy == runs_when {
+                branch.clone()
+            } else {
+                Node::Seq(Vec::new())
+            })
+        }
+        Node::Seq(items) => {
+            let (last, before) = items.split_last()?;
+            let mut out = before.to_vec();
+            out.push(resolve_values(last, runs_when, branch)?);
+            Some(Node::Seq(out))
+        }
+        Node::If(i) => {
+            let then = resolve_values(&i.then, runs_when, branch)?;
+            let els = resolve_values(i.els.as_ref().unwrap_or(&Node::Nil), runs_when, branch)?;
+            Some(Node::If(Box::new(If {
+                then,
+                els: Some(els),
+                ..(**i).clone()
+            })))
+        }
+        _ => None,
     }
 }
 

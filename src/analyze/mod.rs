@@ -87,8 +87,9 @@ pub struct Request<'a> {
     pub root: Option<PathBuf>,
     /// Extra side-effect rules from the config.
     pub rules: &'a [SideEffectRule],
-    /// For controllers: `ApplicationController`'s facts (with bodies), if found.
-    pub parent_controller: Option<&'a FileFacts>,
+    /// For controllers: the ancestors and concerns whose filters and helpers apply
+    /// ([`controller::chain`]); empty otherwise.
+    pub controller_chain: &'a [controller::Link],
 }
 
 /// One entry of the behavior bank.
@@ -192,6 +193,14 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
     let mut methods = Vec::new();
     let mut warnings = Vec::new();
     let class = ClassMethods::new(request.facts, &request.class_name);
+    let responders = controller.then(|| {
+        controller::ControllerCx {
+            facts: request.facts,
+            class: &request.class_name,
+            chain: request.controller_chain,
+        }
+        .responders()
+    });
     for selected in &request.methods {
         let found = class.by_name.get(selected.name.as_str()).and_then(|list| {
             list.iter()
@@ -211,7 +220,7 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
             selected,
             &class,
             &lookup,
-            controller,
+            responders.as_ref(),
         ));
     }
     let behaviors = bank(&methods);
@@ -280,8 +289,9 @@ fn analyze_method(
     selected: &Selected,
     class_methods: &ClassMethods<'_>,
     lookup: &Lookup,
-    controller: bool,
+    responders: Option<&controller::Responders>,
 ) -> MethodAnalysis {
+    let controller = responders.is_some();
     let facts = request.facts;
     let class = request.class_name.as_str();
     let initialize = class_methods.initialize;
@@ -306,6 +316,7 @@ fn analyze_method(
             method_name: &method.name,
             controller,
             filter,
+            responders,
         },
         privates,
     };
@@ -320,15 +331,33 @@ fn analyze_method(
         let ccx = controller::ControllerCx {
             facts,
             class,
-            parent: request.parent_controller,
+            chain: request.controller_chain,
         };
-        let (guards, used) = controller::callback_guards(&ccx, &method.name);
-        if !guards.is_empty() {
+        let guards = controller::callback_guards(&ccx, &method.name);
+        if !guards.app_wide.is_empty() {
+            walker.notes.push(format!(
+                "app-wide before_action callbacks also run, planned in their own spec: {}",
+                guards.app_wide.join(", ")
+            ));
+        }
+        if !guards.conditional.is_empty() {
+            walker.notes.push(format!(
+                "conditional before_action callbacks (if:/unless:) not planned: {}",
+                guards.conditional.join(", ")
+            ));
+        }
+        if !guards.unplanned.is_empty() {
+            walker.notes.push(format!(
+                "before_action callbacks that may respond under compound conditions, not planned here: {}",
+                guards.unplanned.join(", ")
+            ));
+        }
+        if !guards.statements.is_empty() {
             walker.notes.push(format!(
                 "before_action callbacks run first: {}",
-                used.join(", ")
+                guards.used.join(", ")
             ));
-            let mut all = guards;
+            let mut all = guards.statements;
             all.extend(stmts);
             stmts = all;
         }
@@ -393,6 +422,12 @@ fn analyze_method(
         .collect();
     effects.retain(|e| !leaf_texts.contains(&e.behavior.description));
     let mut walker_chars = walker.chars;
+    if controller {
+        // Guards read from a parent controller or a concern name their file.
+        for c in &mut walker_chars {
+            c.source_line = controller::source_line(&c.source_line, request.controller_chain);
+        }
+    }
     let mut outcome = outcome;
     for (text, subtype) in &said {
         for b in walker_chars
@@ -690,7 +725,7 @@ pub(crate) mod tests {
             }],
             root: None,
             rules: &[],
-            parent_controller: None,
+            controller_chain: &[],
         };
         analyze(&request)
             .methods
@@ -770,7 +805,7 @@ pub(crate) mod tests {
             ],
             root: None,
             rules: &[],
-            parent_controller: None,
+            controller_chain: &[],
         };
         let analysis = analyze(&request);
         let bank: Vec<(String, usize)> = analysis

@@ -28,7 +28,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn new(description: impl Into<String>, failure: bool) -> Self {
+    pub(crate) fn new(description: impl Into<String>, failure: bool) -> Self {
         Outcome {
             description: grammar::behavior(&description.into()),
             failure,
@@ -80,6 +80,8 @@ pub struct TextContext<'a> {
     /// A controller filter (`before_action :x`): a path that does not respond lets the
     /// request through to the action, instead of rendering a template.
     pub filter: bool,
+    /// A controller's helpers that always respond (`render_404`).
+    pub responders: Option<&'a super::controller::Responders>,
 }
 
 /// If `node` leaves the method (or, in a controller, ends the request), how.
@@ -107,9 +109,18 @@ pub fn exit_of(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
                 ),
                 true,
             )),
-            "head" | "redirect_to" | "redirect_back" | "render" if cx.controller => {
+            "head"
+            | "redirect_to"
+            | "redirect_back"
+            | "redirect_back_or_to"
+            | "render"
+            | "send_data"
+            | "send_file"
+                if cx.controller =>
+            {
                 Some(response(call))
             }
+            name if cx.controller => cx.responders.and_then(|r| r.get(name)),
             _ => None,
         },
         // `redirect_to x and return`, `render ... and return`
@@ -120,6 +131,9 @@ pub fn exit_of(node: &Node, cx: &TextContext<'_>) -> Option<Outcome> {
                         && matches!(call.name.as_str(), "redirect_to" | "render" | "head") =>
                 {
                     Some(response(call))
+                }
+                Node::Call(call) if call.recv.is_none() && cx.controller => {
+                    cx.responders.and_then(|r| r.get(&call.name))
                 }
                 _ => None,
             }
@@ -154,13 +168,14 @@ fn raise_text(call: &Call) -> Outcome {
 }
 
 /// The outcome of a controller response call.
-fn response(call: &Call) -> Outcome {
+pub fn response(call: &Call) -> Outcome {
     match call.name.as_str() {
+        "send_data" | "send_file" => Outcome::new("sends a file", false),
         "head" => {
             let code = call.args.first().and_then(status_code).unwrap_or(200);
             Outcome::new(format!("returns {code} status"), code >= 400)
         }
-        "redirect_to" | "redirect_back" => {
+        "redirect_to" | "redirect_back" | "redirect_back_or_to" => {
             let target = call
                 .args
                 .first()
@@ -245,7 +260,7 @@ fn keyword<'n>(call: &'n Call, key: &str) -> Option<&'n Node> {
 }
 
 /// An HTTP status from `:not_found`, `404`, `:unprocessable_entity`, ...
-fn status_code(node: &Node) -> Option<u16> {
+pub fn status_code(node: &Node) -> Option<u16> {
     match node {
         Node::Int(i) => u16::try_from(*i).ok(),
         Node::Sym(s) | Node::Str(s) => Some(match s.as_str() {
@@ -592,6 +607,7 @@ mod tests {
             method_name: "refund",
             controller,
             filter: false,
+            responders: None,
         }
     }
 

@@ -274,6 +274,12 @@ pub fn verb_phrase(name: &str) -> Option<String> {
     if !VERBS.contains(&first) {
         return None;
     }
+    // `redirect_to_referer_or { ... }`: a trailing conjunction only joins the block.
+    let rest = rest.map(|r| {
+        r.strip_suffix("_or")
+            .or_else(|| r.strip_suffix("_and"))
+            .unwrap_or(r)
+    });
     Some(match rest {
         Some(r) => format!("{} {}", third_person(first), words(r)),
         None => third_person(first),
@@ -786,11 +792,27 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
         "allowed_to?" | "allowed_to_globally?" => {
             let action = match c.args.first() {
                 Some(Node::Sym(s) | Node::Str(s)) => words(s),
-                Some(Node::Hash(_)) => "do it".to_string(),
-                Some(other) => noun_at(other, d),
-                None => "do it".to_string(),
+                // `allowed_to?({controller: ctrl, action: action}, @project)`
+                Some(Node::Hash(_)) | None => "perform the action".to_string(),
+                // `allowed_to?(:"#{action}_watchers", w.project)`: a permission built at
+                // run time; what it is checked on says more than "the symbol".
+                Some(_) => match c.args.get(1) {
+                    Some(on) => {
+                        return Some(with_subject(format!("allowed on {}", noun_at(on, d))))
+                    }
+                    None => "perform the action".to_string(),
+                },
             };
             with_subject(format!("allowed to {action}"))
+        }
+        // `User.current.logged?`: logged in, not "logged current user".
+        "logged?" | "logged_in?" | "signed_in?" if c.args.is_empty() => {
+            let state = if name == "signed_in?" {
+                "signed in"
+            } else {
+                "logged in"
+            };
+            with_subject(state.to_string())
         }
         "can?" | "authorized?" => {
             let action = c

@@ -4,6 +4,9 @@
 //! `returns failure result`). The protected code's own characteristics stay where they
 //! are, so the happy path is not duplicated under a "not raised" value. One value per
 //! characteristic is our deliberate reading (\[J\]); the generator renders it as one context.
+//! When the protected code decides nothing, the first clause also gets the value "no
+//! error raised" with the protected code's outcome: otherwise the happy path would have
+//! no context at all.
 //!
 //! Example: `rescue Faraday::Error => e; { success: false }` gives `faraday_error`
 //! (boolean, value `true`: "Faraday::Error raised", terminal, `returns failure result`).
@@ -24,7 +27,15 @@ impl Walker<'_> {
             protected.extend(statements(els));
         }
         protected.extend_from_slice(rest);
+        let before = self.chars.len();
         let end = self.seq(&protected, at, tail);
+        // The protected code decided nothing: its outcome is the path where no error is
+        // raised, which would otherwise have no context at all.
+        let happy = match &end {
+            End::Done(o) if self.chars.len() == before => Some(o.clone()),
+            _ => None,
+        };
+        let mut happy_said = false;
         for clause in &block.rescues {
             // `rescue *NETWORK_ERRORS` names a list of classes.
             let names: Vec<&str> = clause
@@ -46,11 +57,16 @@ impl Walker<'_> {
                 End::Done(o) | End::Exited(o) => o,
                 End::Branched => super::outcome::final_expression(&clause.body, &self.cx.text),
             };
+            let mut values = vec![(Value::Bool(true), format!("{classes} raised"))];
+            let happy_here = happy.as_ref().filter(|_| !happy_said);
+            if happy_here.is_some() {
+                values.push((Value::Bool(false), "no error raised".to_string()));
+            }
             let index = self.push_char(
                 name,
                 format!("{classes} raised"),
                 CharType::Boolean,
-                vec![(Value::Bool(true), format!("{classes} raised"))],
+                values,
                 Source::Internal,
                 Setup {
                     kind: SetupType::Action,
@@ -62,6 +78,10 @@ impl Walker<'_> {
                 None,
             );
             self.set_leaf((index, 0), &outcome, true);
+            if let Some(o) = happy_here {
+                self.set_leaf((index, 1), o, false);
+                happy_said = true;
+            }
             self.apply(Rule::RescueValue, None);
         }
         end
@@ -73,7 +93,8 @@ mod tests {
     use crate::analyze::tests::{analyze_one, flat};
 
     #[test]
-    fn each_rescue_clause_is_a_terminal_characteristic_beside_the_body() {
+    fn each_rescue_clause_is_a_terminal_characteristic_beside_the_body_and_the_first_holds_the_happy_path(
+    ) {
         let m = analyze_one(
             "class G\n  def charge(payment)\n    response = Client.post(payment.id)\n    response.body\n  rescue Faraday::TimeoutError, Faraday::ConnectionFailed\n    { success: false, error: :timeout }\n  rescue StandardError => e\n    raise ChargeError, e.message\n  end\nend\n",
             "charge",
@@ -81,7 +102,7 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec![
-                "1 timeout_error [boolean] true:Faraday::TimeoutError or Faraday::ConnectionFailed raised => returns timeout failure result",
+                "1 timeout_error [boolean] true:Faraday::TimeoutError or Faraday::ConnectionFailed raised => returns timeout failure result | false:no error raised -> returns response body",
                 "1 standard_error [boolean] true:StandardError raised => raises ChargeError",
             ]
         );

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::analyze::{self, Selected};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::index::{self, ExtractOptions, FileFacts, MethodKind};
+use crate::index::{self, ExtractOptions, MethodKind};
 use crate::metadata::{self, fields};
 use crate::report::{millis, Answer};
 use crate::yaml::{Mapping, Value};
@@ -413,14 +413,18 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work 
     if selected.is_empty() {
         return Work::Skipped("No testable methods found".to_string());
     }
-    let parent = parent_controller(&loc.project_root, &facts, &class_name);
+    let chain = if class_name.ends_with("Controller") {
+        analyze::controller::chain(&loc.project_root, &facts, &class_name)
+    } else {
+        Vec::new()
+    };
     let request = analyze::Request {
         facts: &facts,
         class_name: class_name.clone(),
         methods: selected,
         root: Some(loc.project_root.clone()),
         rules: &config.side_effects,
-        parent_controller: parent.as_ref(),
+        controller_chain: &chain,
     };
     let analysis = analyze::analyze(&request);
     warnings.extend(analysis.warnings.iter().cloned());
@@ -489,26 +493,6 @@ fn cached_data(map: &Mapping) -> Mapping {
     data
 }
 
-/// For a controller, the parent controller's facts (with bodies) when its file is found:
-/// its `before_action` callbacks apply to the child's actions.
-fn parent_controller(root: &Path, facts: &FileFacts, class_name: &str) -> Option<FileFacts> {
-    let class = facts.classes.iter().find(|c| c.name == class_name)?;
-    let superclass = class.superclass.as_deref()?.trim_start_matches("::");
-    if !superclass.ends_with("Controller") {
-        return None;
-    }
-    let path = root
-        .join("app/controllers")
-        .join(format!("{}.rb", crate::naming::underscore(superclass)));
-    let bytes = std::fs::read(&path).ok()?;
-    let rel = crate::index::walk::relative_to(root, &path)?;
-    Some(index::extract_with(
-        &rel,
-        &bytes,
-        &ExtractOptions { bodies: true },
-    ))
-}
-
 fn take_lock(path: &Path, lock: &mut Option<(PathBuf, metadata::Lock)>) -> Result<()> {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if lock.as_ref().is_some_and(|(d, _)| *d == dir) {
@@ -557,7 +541,49 @@ fn write_skip(
     metadata::write_atomic(&loc.path, &map)
 }
 
-/// People's text: per file, per method, its characteristics as an indented tree.
+/// One context of the plan and its children, indented two spaces per level.
+fn write_context(out: &mut String, c: &crate::spec::tree::Context, level: usize) {
+    use crate::spec::tree::ExampleKind;
+    use std::fmt::Write as _;
+    let indent = "  ".repeat(level);
+    let skipped = if c.skipped { "  (skipped)" } else { "" };
+    let _ = writeln!(out, "{indent}{} {}{skipped}", c.word, c.text);
+    for e in &c.examples {
+        match e.kind {
+            ExampleKind::Terminal => {
+                let _ = writeln!(out, "{indent}  => {}", e.description);
+            }
+            ExampleKind::Success => {
+                let _ = writeln!(out, "{indent}  -> {}", e.description);
+            }
+            // Said once per method.
+            ExampleKind::SideEffect => {}
+        }
+    }
+    for child in &c.children {
+        write_context(out, child, level + 1);
+    }
+}
+
+/// The side-effect examples of a method, once each, in order.
+fn collect_side_effects<'t>(
+    contexts: &'t [crate::spec::tree::Context],
+    examples: &'t [crate::spec::tree::Example],
+    out: &mut Vec<&'t str>,
+) {
+    for e in examples {
+        if e.kind == crate::spec::tree::ExampleKind::SideEffect
+            && !out.contains(&e.description.as_str())
+        {
+            out.push(&e.description);
+        }
+    }
+    for c in contexts {
+        collect_side_effects(&c.children, &c.examples, out);
+    }
+}
+
+/// People's text: per file, per method, its contexts as the skeleton lays them out.
 fn text(results: &[FileResult]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -588,83 +614,46 @@ fn text(results: &[FileResult]) -> String {
         let Some(Value::Mapping(data)) = &r.data else {
             continue;
         };
-        // Descriptions by id, looked up once per value (a scan per value was quadratic).
-        let mut descriptions: std::collections::BTreeMap<&str, &str> = Default::default();
-        for b in data
-            .get("behaviors")
-            .and_then(Value::as_sequence)
-            .into_iter()
-            .flatten()
-        {
-            if let (Some(id), Some(description)) = (
-                b.get("id").and_then(Value::as_str),
-                b.get("description").and_then(Value::as_str),
-            ) {
-                descriptions.entry(id).or_insert(description);
+        // The contexts exactly as the skeleton will write them (context word and text),
+        // so a person reads the plan the spec will have.
+        let trees = crate::spec::model::read(data).and_then(|meta| crate::spec::tree::build(&meta));
+        let trees = match trees {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(out, "  (cannot lay out the plan: {e})");
+                Vec::new()
             }
-        }
-        let describe = |id: &Value| -> String {
-            id.as_str()
-                .and_then(|id| descriptions.get(id))
-                .copied()
-                .unwrap_or("?")
-                .to_string()
         };
-        for m in data
+        let confidences: std::collections::BTreeMap<String, f64> = data
             .get("methods")
             .and_then(Value::as_sequence)
             .into_iter()
             .flatten()
-        {
-            let name = m.get("name").and_then(Value::as_str).unwrap_or("?");
-            let sep = if m.get("type").and_then(Value::as_str) == Some("class") {
-                "."
-            } else {
-                "#"
-            };
-            let confidence = m.get("confidence").and_then(Value::as_f64).unwrap_or(1.0);
-            let _ = writeln!(out, "  {sep}{name}  (confidence {confidence:.2})");
-            if let Some(id) = m.get("behavior_id") {
-                let _ = writeln!(out, "    -> {}", describe(id));
+            .filter_map(|m| {
+                let name = m.get("name").and_then(Value::as_str)?;
+                let class = m.get("type").and_then(Value::as_str) == Some("class");
+                let descriptor = format!("{}{name}", if class { "." } else { "#" });
+                Some((descriptor, m.get("confidence").and_then(Value::as_f64)?))
+            })
+            .collect();
+        for tree in &trees {
+            let confidence = confidences.get(&tree.descriptor).copied().unwrap_or(1.0);
+            let _ = writeln!(out, "  {}  (confidence {confidence:.2})", tree.descriptor);
+            if let Some(trigger) = &tree.trigger {
+                let _ = writeln!(out, "    runs as {trigger}");
             }
-            for c in m
-                .get("characteristics")
-                .and_then(Value::as_sequence)
-                .into_iter()
-                .flatten()
-            {
-                let level = c.get("level").and_then(Value::as_u64).unwrap_or(1);
-                let indent = "  ".repeat(usize::try_from(level).unwrap_or(1) + 1);
-                let cname = c.get("name").and_then(Value::as_str).unwrap_or("?");
-                let ctype = c.get("type").and_then(Value::as_str).unwrap_or("?");
-                let _ = writeln!(out, "{indent}{cname} [{ctype}]");
-                for v in c
-                    .get("values")
-                    .and_then(Value::as_sequence)
-                    .into_iter()
-                    .flatten()
-                {
-                    let desc = v.get("description").and_then(Value::as_str).unwrap_or("");
-                    let arrow = match (
-                        v.get("behavior_id"),
-                        v.get("terminal").and_then(Value::as_bool),
-                    ) {
-                        (Some(id), Some(true)) => format!("  => {}", describe(id)),
-                        (Some(id), _) => format!("  -> {}", describe(id)),
-                        (None, _) => String::new(),
-                    };
-                    let _ = writeln!(out, "{indent}  - {desc}{arrow}");
+            let mut effects: Vec<&str> = Vec::new();
+            collect_side_effects(&tree.contexts, &tree.examples, &mut effects);
+            for e in &tree.examples {
+                if e.kind != crate::spec::tree::ExampleKind::SideEffect {
+                    let _ = writeln!(out, "    -> {}", e.description);
                 }
             }
-            for e in m
-                .get("side_effects")
-                .and_then(Value::as_sequence)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(id) = e.get("behavior_id") {
-                    let _ = writeln!(out, "    side effect: {}", describe(id));
-                }
+            for c in &tree.contexts {
+                write_context(&mut out, c, 2);
+            }
+            for e in effects {
+                let _ = writeln!(out, "    side effect: {e}");
             }
         }
         for w in &r.warnings {

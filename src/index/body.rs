@@ -375,6 +375,69 @@ impl Node {
         }
     }
 
+    /// A copy with every line number moved by `by`: code read from another file (a
+    /// parent controller's filter) is placed in a line space of its own, the way a source
+    /// map gives each file a range of positions, so no line of it is taken for a line of
+    /// the file under analysis.
+    pub fn shifted_lines(&self, by: u32) -> Node {
+        let mv = |l: u32| l.saturating_add(by);
+        let node = self.map_children(&mut |child| child.shifted_lines(by));
+        match node {
+            Node::If(mut i) => {
+                i.lines = (mv(i.lines.0), mv(i.lines.1));
+                i.cond_line = mv(i.cond_line);
+                Node::If(i)
+            }
+            Node::Case(mut c) => {
+                c.lines = (mv(c.lines.0), mv(c.lines.1));
+                for w in &mut c.whens {
+                    w.line = mv(w.line);
+                }
+                Node::Case(c)
+            }
+            Node::Call(mut c) => {
+                c.line = mv(c.line);
+                Node::Call(c)
+            }
+            Node::Begin(mut b) => {
+                for r in &mut b.rescues {
+                    r.line = mv(r.line);
+                }
+                Node::Begin(b)
+            }
+            Node::Return { value, line } => Node::Return {
+                value,
+                line: mv(line),
+            },
+            Node::Jump { keyword, line } => Node::Jump {
+                keyword,
+                line: mv(line),
+            },
+            Node::Loop { body, line } => Node::Loop {
+                body,
+                line: mv(line),
+            },
+            Node::Assign {
+                target,
+                op,
+                value,
+                line,
+            } => Node::Assign {
+                target,
+                op,
+                value,
+                line: mv(line),
+            },
+            Node::Yield { line } => Node::Yield { line: mv(line) },
+            Node::Super { line } => Node::Super { line: mv(line) },
+            Node::Other { text, line } => Node::Other {
+                text,
+                line: mv(line),
+            },
+            other => other,
+        }
+    }
+
     /// Calls `f` on each direct child, in source order: a condition before its branches,
     /// a receiver before the arguments and the block.
     pub fn for_each_child<'n>(&'n self, f: &mut dyn FnMut(&'n Node)) {

@@ -148,6 +148,8 @@ pub const DSL_CALLS: &[&str] = &[
     "has_many",
     "has_one",
     "has_and_belongs_to_many",
+    // Mixins: a controller's concerns add filters and helpers.
+    "include",
 ];
 
 /// Instance or singleton method.

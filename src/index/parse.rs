@@ -1402,6 +1402,34 @@ mod tests {
     }
 
     #[test]
+    fn concern_included_block_records_its_class_level_calls() {
+        let src = "module Authenticatable\n  extend ActiveSupport::Concern\n  included do\n    before_action :authenticate_user, except: :feed\n  end\nend\nclass ApplicationController < ActionController::Base\n  include Authenticatable, Pundit::Authorization\nend\n";
+        let facts = extract("t.rb", src.as_bytes());
+        let dsl = |i: usize| -> Vec<DslCall> { facts.classes[i].dsl.clone() };
+        assert_eq!(
+            dsl(0),
+            vec![DslCall {
+                name: "before_action".to_string(),
+                args: vec!["authenticate_user".to_string()],
+                options: vec![("except".to_string(), vec!["feed".to_string()])],
+                line: 4,
+            }]
+        );
+        assert_eq!(
+            dsl(1),
+            vec![DslCall {
+                name: "include".to_string(),
+                args: vec![
+                    "Authenticatable".to_string(),
+                    "Pundit::Authorization".to_string()
+                ],
+                options: vec![],
+                line: 8,
+            }]
+        );
+    }
+
+    #[test]
     fn nesting_compact_and_absolute_names() {
         let src = "module A\n  class B::C\n  end\n  class ::D\n  end\n  module E\n    class F; end\n  end\nend\n";
         let facts = extract("t.rb", src.as_bytes());
