@@ -113,11 +113,12 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 shared_examples_threshold: a.shared_examples_threshold,
             },
         ),
-        Command::Outline { spec, only } => app::outline::run(
+        Command::Outline { spec, only, view } => app::outline::run(
             &config,
             &app::outline::Options {
                 spec: spec.clone(),
                 only: only.clone(),
+                view: *view,
             },
         ),
         Command::StripMarkers { spec } => {

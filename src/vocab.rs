@@ -359,6 +359,16 @@ words! {
 }
 
 words! {
+    /// Which view `outline` prints.
+    pub enum OutlineView {
+        /// The pipeline's outline: per method block, its describe/context/it lines.
+        Methods = "methods",
+        /// Every block of the file with its line range.
+        Tree = "tree",
+    }
+}
+
+words! {
     /// The output format of an answer.
     #[derive(Default)]
     pub enum Format {
