@@ -111,6 +111,7 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 hand_written: a.hand_written.clone(),
                 only: a.only.clone(),
                 shared_examples_threshold: a.shared_examples_threshold,
+                placeholders: a.placeholders,
             },
         ),
         Command::Outline { spec, only, view } => app::outline::run(
