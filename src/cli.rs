@@ -6,8 +6,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 use rspec_scout::vocab::{
-    ConflictAction, ControllerLayout, ControllerPolicy, Format, LegacySpec, Progress, ProjectType,
-    SkeletonMode, Stage, TestLevel,
+    ConflictAction, ControllerLayout, ControllerPolicy, Format, LegacySpec, OutlineView,
+    Placeholders, Progress, ProjectType, SkeletonMode, Stage, TestLevel,
 };
 
 /// Tells an RSpec test-writing pipeline what to test in a Ruby/Rails codebase, in which
@@ -67,14 +67,19 @@ pub enum Command {
     TestConfig(TestConfigArgs),
     /// Metadata -> RSpec describe/context/it skeleton; creates or patches the spec file.
     Skeleton(Box<SkeletonArgs>),
-    /// The describe/context/it outline of an existing spec, per method.
+    /// The outline of a spec: per method block for a generated spec, else every block with
+    /// its line range.
     Outline {
         /// The spec file.
         #[arg(value_name = "SPEC")]
         spec: PathBuf,
-        /// Only this method id (repeatable).
+        /// Only this method id (repeatable): its describe block, generated or hand-written.
         #[arg(long, value_name = "METHOD_ID")]
         only: Vec<String>,
+        /// methods: per method block, as the pipeline reads it (default for a spec with
+        /// rspec-testing markers); tree: every block with its line range (default otherwise).
+        #[arg(long, value_enum)]
+        view: Option<OutlineView>,
     },
     /// Removes `# rspec-testing:` marker lines from a finished spec.
     StripMarkers {
@@ -165,12 +170,17 @@ pub struct SkeletonArgs {
     /// The metadata file (or a source file, whose metadata is found).
     #[arg(value_name = "METADATA")]
     pub metadata: PathBuf,
-    /// Structure to print with --stdout.
+    /// What --stdout prints: the method blocks (default) or the outline, as the pipeline's
+    /// generator prints them, or the full spec file exactly as it would be written.
     #[arg(long, value_enum)]
     pub mode: Option<SkeletonMode>,
-    /// Print the structure instead of writing the spec file.
+    /// Print instead of writing the spec file.
     #[arg(long)]
     pub stdout: bool,
+    /// pipeline: the contract's placeholders for the spec-writer agent; pending: Ruby that
+    /// runs (TODO comments, examples skipped as pending), for people.
+    #[arg(long, value_enum, default_value_t)]
+    pub placeholders: Placeholders,
     /// Spec path (default: the metadata's spec_path).
     #[arg(long, value_name = "PATH")]
     pub spec: Option<PathBuf>,

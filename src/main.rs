@@ -111,13 +111,15 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 hand_written: a.hand_written.clone(),
                 only: a.only.clone(),
                 shared_examples_threshold: a.shared_examples_threshold,
+                placeholders: a.placeholders,
             },
         ),
-        Command::Outline { spec, only } => app::outline::run(
+        Command::Outline { spec, only, view } => app::outline::run(
             &config,
             &app::outline::Options {
                 spec: spec.clone(),
                 only: only.clone(),
+                view: *view,
             },
         ),
         Command::StripMarkers { spec } => {

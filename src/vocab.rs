@@ -347,14 +347,39 @@ words! {
     /// What `skeleton --stdout` renders.
     #[derive(Default)]
     pub enum SkeletonMode {
-        /// A whole spec file: `# frozen_string_literal: true`, `RSpec.describe`, the method
-        /// blocks with no blank line between them, `end`.
+        /// The whole spec file exactly as `skeleton` would write it: a new file with its
+        /// helper's `require`, or the existing spec patched.
         Full = "full",
         /// The method blocks only, separated by one blank line (for patching a spec).
         #[default]
         Blocks = "blocks",
         /// `RSpec.describe` with describe/context/it lines only.
         Outline = "outline",
+    }
+}
+
+words! {
+    /// How `skeleton` writes the placeholders of a generated block.
+    #[derive(Default)]
+    pub enum Placeholders {
+        /// `{COMMON_SETUP}`, `{SETUP_CODE}`, `{EXPECTATION}`, `{THRESHOLD_VALUE}` as the
+        /// contract writes them, for the spec-writer agent to fill (the file is not Ruby
+        /// until it does).
+        #[default]
+        Pipeline = "pipeline": "The contract's placeholders, for the spec-writer agent",
+        /// Ruby that runs: setup placeholders become TODO comments, each example starts
+        /// with `skip`, so the suite stays green with the example pending.
+        Pending = "pending": "Ruby that runs: TODO comments and skipped (pending) examples",
+    }
+}
+
+words! {
+    /// Which view `outline` prints.
+    pub enum OutlineView {
+        /// The pipeline's outline: per method block, its describe/context/it lines.
+        Methods = "methods",
+        /// Every block of the file with its line range.
+        Tree = "tree",
     }
 }
 

@@ -121,9 +121,116 @@ fn structured_answer() {
             "yaml",
         ])
         .expect_code(0);
+    // The contract's outline text, then the method blocks and the tree under it.
+    insta::assert_snapshot!("outline_structured_generated", run.stdout);
+}
+
+/// Lobsters-shaped hand-written specs (`describe Hat do` without `RSpec.`, no markers):
+/// the outline used to be one blank line, and `--only` of a hand-written `describe
+/// "#create"` was an error.
+const HAT: &str = r##"# typed: false
+
+require "rails_helper"
+
+describe Hat do
+  let(:user) { create(:user) }
+
+  it "has a hat field" do
+    hat = Hat.new(hat: nil)
+    expect(hat).to_not be_valid
+  end
+
+  describe "#destroy_by_user_with_reason" do
+    before { user.grant_moderatorship_by_user!(user) }
+
+    it "logs the reason" do
+      expect { hat.destroy_by_user_with_reason(user, "x") }.to change { Moderation.count }
+    end
+  end
+end
+"##;
+
+#[test]
+fn a_hand_written_spec_outlines_as_its_tree() {
+    let p = Project::new();
+    p.write("spec/models/hat_spec.rb", HAT);
+    let run = p
+        .run(&["outline", "spec/models/hat_spec.rb"])
+        .expect_code(0);
     assert_eq!(
         run.stdout,
-        "status: success\nspec_path: spec/services/checkout_spec.rb\noutline: \"RSpec.describe Checkout do\\n  describe '.build' do\\n    context 'when kind is a' do\\n      it 'charges the card'\\n    end\\n    context 'when kind is b' do\\n      it 'charges the card'\\n    end\\n    context 'when kind is c' do\\n      it 'charges the card'\\n    end\\n  end\\nend\"\n"
+        "\
+5-20   describe Hat
+6        let(:user)
+8-11     it \"has a hat field\"
+13-19    describe \"#destroy_by_user_with_reason\"  [Hat#destroy_by_user_with_reason]
+14         before
+16-18      it \"logs the reason\"
+"
+    );
+    let run = p
+        .run(&[
+            "outline",
+            "spec/models/hat_spec.rb",
+            "--only",
+            "Hat#destroy_by_user_with_reason",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    insta::assert_snapshot!("outline_structured_hand_written", run.stdout);
+    // The pipeline's view, asked for: the header and the method block.
+    let run = p
+        .run(&["outline", "spec/models/hat_spec.rb", "--view", "methods"])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "describe Hat do\n  describe \"#destroy_by_user_with_reason\" do\n    it \"logs the reason\"\n  end\nend\n"
+    );
+    // strip-markers on a finished generated spec leaves a spec the tree view reads.
+    let p = skeleton();
+    p.run(&["strip-markers", SPEC]).expect_code(0);
+    let run = p
+        .run(&["outline", SPEC, "--only", "Checkout.build"])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "\
+5-62   RSpec.describe Checkout
+32-61    describe '.build'  [Checkout.build]
+33         subject(:result)
+37-41      shared_examples '__rspec_testing__Checkout.build__charges_card__success'
+38-40        it 'charges the card'
+43-48      context 'when kind is a'
+44           let(:kind)
+47           it_behaves_like '__rspec_testing__Checkout.build__charges_card__success'
+49-54      context 'when kind is b'
+50           let(:kind)
+53           it_behaves_like '__rspec_testing__Checkout.build__charges_card__success'
+55-60      context 'when kind is c'
+56           let(:kind)
+59           it_behaves_like '__rspec_testing__Checkout.build__charges_card__success'
+"
+    );
+}
+
+#[test]
+fn a_file_without_rspec_blocks_says_so() {
+    let p = Project::new();
+    p.write(
+        "spec/support/helpers.rb",
+        "module Helpers\n  def sign_in(user) = user\nend\n",
+    );
+    let run = p
+        .run(&["outline", "spec/support/helpers.rb"])
+        .expect_code(0);
+    assert_eq!(run.stdout, "spec/support/helpers.rb: no RSpec blocks\n");
+    let run = p
+        .run(&["outline", "spec/support/helpers.rb", "--format", "json"])
+        .expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "{\n  \"status\": \"success\",\n  \"spec_path\": \"spec/support/helpers.rb\",\n  \"view\": \"tree\",\n  \"outline\": \"\",\n  \"methods\": [],\n  \"tree\": []\n}\n"
     );
 }
 

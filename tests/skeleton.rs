@@ -3,7 +3,9 @@
 //!
 //! The `--stdout` snapshots were compared byte for byte with the pipeline's own
 //! `spec_structure_generator.rb` (Ruby 3.1) on the same metadata; where the outputs differ
-//! on purpose the test says so. The scripts themselves are not part of this repository.
+//! on purpose the test says so (`--mode full` is the file as `skeleton` writes it, with
+//! the helper's `require`, where the generator's had none). The scripts themselves are
+//! not part of this repository.
 
 use std::process::Command;
 
@@ -512,6 +514,165 @@ fn a_new_method_already_in_the_spec_is_a_decision_and_nothing_is_written() {
 
 /// A hand-written spec: a modifier `if`, a lambda, a heredoc with `end` in it and a
 /// brace block around the method's describe, and another method below.
+/// The RSpec run of `spec` in `p` (its summary line), or `None` when RSpec is missing.
+fn rspec_summary(p: &Project, spec: &str) -> Option<String> {
+    let ruby = ruby()?;
+    let has_rspec = Command::new(&ruby)
+        .args(["-e", "require 'rspec/core'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_rspec {
+        eprintln!(
+            "note: RSpec is not installed (Debian package ruby-rspec); skipping the rspec run"
+        );
+        return None;
+    }
+    let output = Command::new(&ruby)
+        .args(["-S", "rspec", spec])
+        .current_dir(p.root())
+        .output()
+        .expect("run rspec");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(
+        stdout
+            .lines()
+            .find(|l| l.contains(" examples, "))
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+/// `--placeholders pending`: every placeholder is Ruby that runs, and each example is
+/// pending with a reason, so the suite stays green (the pipeline's skeleton is not Ruby
+/// until the spec-writer fills it).
+#[test]
+fn a_pending_skeleton_runs_green_under_rspec() {
+    let p = project(WORDS);
+    write_run(&p, &["--placeholders", "pending"], 0);
+    let spec = p.read("spec/services/payment_processor_spec.rb");
+    assert!(!spec.contains("{EXPECTATION}") && !spec.contains("{SETUP_CODE}"));
+    p.write(
+        "spec/spec_helper.rb",
+        "require_relative '../app/services/payment_processor'\n",
+    );
+    p.write(
+        "app/services/payment_processor.rb",
+        "class PaymentProcessor\n  def process; end\n\n  def self.refund; end\nend\n",
+    );
+    if let Some(summary) = rspec_summary(&p, "spec/services/payment_processor_spec.rb") {
+        assert_eq!(summary, "27 examples, 0 failures, 27 pending");
+    }
+}
+
+/// Regression (lobsters' hat_spec.rb: five passing examples, then `skeleton
+/// app/models/hat.rb` appended a block with `{COMMON_SETUP}` and the whole file stopped
+/// running): with pending placeholders the hand-written examples still pass and the
+/// generated ones are pending.
+#[test]
+fn a_pending_block_added_to_a_passing_hand_written_spec_keeps_it_green() {
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    let spec = "\
+# typed: false
+
+require \"spec_helper\"
+
+describe Checkout do
+  it \"is a class\" do
+    expect(Checkout).to be_a(Class)
+  end
+
+  describe \"#call\" do
+    it \"answers\" do
+      expect(Checkout.new).to respond_to(:call)
+    end
+  end
+end
+";
+    p.write(SPEC, spec);
+    p.write(
+        "spec/spec_helper.rb",
+        "class Checkout\n  def call; end\nend\n",
+    );
+    let answer = write_run(
+        &p,
+        &["--placeholders", "pending", "--on-hand-written", "beside"],
+        0,
+    );
+    assert_eq!(answer["operations"][0]["reason"], "hand_written_beside");
+    let written = p.read(SPEC);
+    assert!(keeps_every_line(spec, &written));
+    if let Some(summary) = rspec_summary(&p, SPEC) {
+        assert_eq!(summary, "6 examples, 0 failures, 4 pending");
+    }
+}
+
+/// The pending form of the contract's worked example, line by line.
+#[test]
+fn pending_placeholders_of_the_worked_example() {
+    let p = project(CHECKOUT);
+    let blocks = stdout_of(&p, &["--placeholders", "pending"]);
+    insta::assert_snapshot!("worked_example_blocks_pending", blocks);
+    // The same layout: only the placeholder lines differ.
+    let pipeline = stdout_of(&p, &[]);
+    let differing: Vec<(&str, &str)> = pipeline
+        .lines()
+        .zip(blocks.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(pipeline.lines().count(), blocks.lines().count());
+    assert!(differing
+        .iter()
+        .all(|(a, _)| a.trim().starts_with('{') && a.trim().ends_with('}')));
+}
+
+/// `--stdout --mode full` prints the spec file byte for byte as `skeleton` then writes it:
+/// a new file with its helper's `require`, and an existing spec patched (answers given).
+#[test]
+fn stdout_full_is_exactly_the_file_skeleton_writes() {
+    let p = project(CHECKOUT);
+    let printed = stdout_of(&p, &["--mode", "full"]);
+    assert!(printed.contains("\nrequire 'spec_helper'\n"));
+    write_run(&p, &[], 0);
+    assert_eq!(p.read(SPEC), printed);
+
+    let p = project(&CHECKOUT.replace("method_mode: new", "method_mode: modified"));
+    p.write(SPEC, HAND_WRITTEN);
+    for args in [
+        vec!["--hand-written", "Checkout#call=beside"],
+        vec![
+            "--on-hand-written",
+            "overwrite",
+            "--placeholders",
+            "pending",
+        ],
+    ] {
+        let mut all = vec!["--mode", "full"];
+        all.extend_from_slice(&args);
+        let printed = stdout_of(&p, &all);
+        assert_eq!(p.read(SPEC), HAND_WRITTEN, "printing writes nothing");
+        write_run(&p, &args, 0);
+        assert_eq!(p.read(SPEC), printed);
+        p.write(SPEC, HAND_WRITTEN);
+    }
+    // Without the answer there is nothing to print yet: the decision comes first.
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--stdout",
+            "--mode",
+            "full",
+        ])
+        .expect_code(2);
+    assert!(run.stdout.starts_with("needs_decision\n"), "{}", run.stdout);
+    assert_eq!(p.read(SPEC), HAND_WRITTEN);
+}
+
 const HAND_WRITTEN: &str = r#"# frozen_string_literal: true
 
 require 'spec_helper'
@@ -702,12 +863,23 @@ fn setter_methods_can_be_named_in_new_conflict() {
     let meta = CHECKOUT.replace("name: call", "name: amount=");
     let p = project(&meta);
     p.write(SPEC, "RSpec.describe Checkout do\n  describe '#amount=' do\n    it 'sets' do\n    end\n  end\nend\n");
-    let full = stdout_of(&p, &["--mode", "full"]);
+    let blocks = stdout_of(&p, &["--mode", "blocks"]);
     assert_eq!(
-        full.lines().nth(5),
+        blocks.lines().nth(2),
         Some("    subject(:result) { instance.amount = nil }  # TODO: Add parameters")
     );
-    assert_parses(&full);
+    assert_parses(&format!("RSpec.describe Checkout do\n{blocks}end\n"));
+    // The full file as it would be written needs the decision first.
+    let run = p
+        .run(&[
+            "skeleton",
+            "tmp/rspec_metadata/meta.yml",
+            "--stdout",
+            "--mode",
+            "full",
+        ])
+        .expect_code(2);
+    assert!(run.stdout.starts_with("needs_decision\n"), "{}", run.stdout);
     let answer = write_run(&p, &[], 2);
     assert_eq!(
         answer["decisions"][0]["choices"][1]["flag"],
@@ -972,9 +1144,10 @@ fn a_source_file_argument_finds_its_metadata() {
 
 /// Every analyzed fixture file gives a skeleton that Ruby parses once its placeholders
 /// are filled (issue: 'every skeleton parses as Ruby once its placeholders are filled'),
-/// checked by Ruby itself (`ruby -c`), not only by prism.
+/// and with `--placeholders pending` as it is, checked by Ruby itself (`ruby -c`), not
+/// only by prism.
 #[test]
-fn every_fixture_skeleton_parses_under_ruby_once_filled() {
+fn every_fixture_skeleton_parses_under_ruby_filled_or_pending() {
     let Some(ruby) = ruby() else {
         return;
     };
@@ -999,20 +1172,34 @@ fn every_fixture_skeleton_parses_under_ruby_once_filled() {
         if run.stdout.contains("status: skipped") {
             continue;
         }
-        let skeleton = p.run(&["skeleton", source, "--stdout", "--mode", "full"]);
-        assert_eq!(skeleton.code, 0, "{source}: {}", skeleton.stdout);
-        let file = p.write("filled_spec.rb", fill(&skeleton.stdout));
-        let output = Command::new(&ruby)
-            .arg("-c")
-            .arg(&file)
-            .output()
-            .expect("run ruby -c");
-        assert!(
-            output.status.success(),
-            "{source}: {}\n{}",
-            String::from_utf8_lossy(&output.stderr),
-            fill(&skeleton.stdout)
-        );
+        for placeholders in ["pipeline", "pending"] {
+            let skeleton = p.run(&[
+                "skeleton",
+                source,
+                "--stdout",
+                "--mode",
+                "full",
+                "--placeholders",
+                placeholders,
+            ]);
+            assert_eq!(skeleton.code, 0, "{source}: {}", skeleton.stdout);
+            // Pending placeholders are Ruby as they are; the pipeline's once filled.
+            let text = match placeholders {
+                "pending" => skeleton.stdout.clone(),
+                _ => fill(&skeleton.stdout),
+            };
+            let file = p.write("filled_spec.rb", &text);
+            let output = Command::new(&ruby)
+                .arg("-c")
+                .arg(&file)
+                .output()
+                .expect("run ruby -c");
+            assert!(
+                output.status.success(),
+                "{source} ({placeholders}): {}\n{text}",
+                String::from_utf8_lossy(&output.stderr),
+            );
+        }
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} skeletons checked");

@@ -14,6 +14,7 @@ mod synth;
 
 mod analyze;
 mod discover;
+mod hand_written;
 mod outline;
 mod robustness;
 mod skeleton;

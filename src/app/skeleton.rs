@@ -1,7 +1,9 @@
-//! `rspec-scout skeleton`: metadata → RSpec skeleton. With `--stdout` it prints the
-//! structure (`--mode full|blocks|outline`, the pipeline generator's output); without it,
-//! it creates or patches the spec file method by method (the pipeline's materialize step)
-//! and answers with the JSON result.
+//! `rspec-scout skeleton`: metadata → RSpec skeleton. Without `--stdout` it creates or
+//! patches the spec file method by method (the pipeline's materialize step) and answers
+//! with the JSON result. With `--stdout` it prints instead of writing: `--mode blocks`
+//! and `outline` are the pipeline generator's output, `--mode full` the spec file exactly
+//! as it would be written (helper `require`, the existing spec patched).
+//! `--placeholders pending` writes placeholders as Ruby that runs (`spec::placeholders`).
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision, 
 use crate::spec::patch::{self, Conflict, Existing, PatchError, PatchMode};
 use crate::spec::source::{self, SpecText};
 use crate::spec::{self, Mode};
-use crate::vocab::{ControllerLayout, ControllerPolicy, LegacySpec, ProjectType};
+use crate::vocab::{ControllerLayout, ControllerPolicy, LegacySpec, Placeholders, ProjectType};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `skeleton`.
@@ -51,6 +53,8 @@ pub struct Options {
     pub only: Vec<String>,
     /// Shared-examples threshold (default 3, at least 2).
     pub shared_examples_threshold: Option<usize>,
+    /// How placeholders are written.
+    pub placeholders: Placeholders,
 }
 
 /// The answer of `skeleton --stdout` in YAML/JSON.
@@ -58,6 +62,9 @@ pub struct Options {
 struct StructureAnswer {
     status: &'static str,
     mode: &'static str,
+    /// With `--mode full`: the spec file the text would be written to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spec_path: Option<String>,
     class_name: String,
     methods: Vec<String>,
     structure: String,
@@ -109,9 +116,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let map = metadata::load(&metadata_path)?.ok_or_else(|| Error::MetadataNotFound {
         path: metadata_path.clone(),
     })?;
-    if options.stdout {
-        let mode = options.mode.unwrap_or_default();
-        return structure(&metadata_path, &map, mode, threshold, &options.only);
+    let mode = options.mode.unwrap_or_default();
+    if options.stdout && mode != Mode::Full {
+        return structure(&metadata_path, &map, mode, threshold, options);
     }
     Write {
         config,
@@ -120,6 +127,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         root: &project_root,
         map: &map,
         threshold,
+        dry_run: options.stdout,
     }
     .run()
 }
@@ -145,18 +153,23 @@ fn resolve_metadata(config: &Config, arg: &Path) -> (PathBuf, PathBuf) {
     (arg.to_path_buf(), root)
 }
 
+/// `--stdout --mode blocks|outline`: the generator's text.
 fn structure(
     path: &Path,
     map: &Mapping,
     mode: Mode,
     threshold: usize,
-    only: &[String],
+    options: &Options,
 ) -> Result<Answer> {
+    let only = &options.only;
     let invalid = |reason: String| Error::MetadataInvalid {
         path: path.to_path_buf(),
         reason,
     };
-    let text = spec::generate(map, mode, threshold, only).map_err(invalid)?;
+    let mut text = spec::generate(map, mode, threshold, only).map_err(invalid)?;
+    if options.placeholders == Placeholders::Pending {
+        text = spec::placeholders::pending_text(&text);
+    }
     let meta = spec::model::read(map).map_err(invalid)?;
     let methods = meta
         .methods
@@ -167,6 +180,7 @@ fn structure(
     let answer = StructureAnswer {
         status: "success",
         mode: mode.as_str(),
+        spec_path: None,
         class_name: meta.class_name,
         methods,
         structure: format!("{text}\n"),
@@ -182,6 +196,8 @@ struct Write<'a> {
     root: &'a Path,
     map: &'a Mapping,
     threshold: usize,
+    /// `--stdout --mode full`: answer with the text that would be written, write nothing.
+    dry_run: bool,
 }
 
 /// A selected method.
@@ -360,7 +376,8 @@ impl Write<'_> {
             }
             None => text_of("spec_path"),
         };
-        if ruby::blank(&source_file) || ruby::blank(&spec_rel) {
+        // Printing needs no path: without one, the text is the spec as it would be created.
+        if (ruby::blank(&source_file) || ruby::blank(&spec_rel)) && !self.dry_run {
             return Err(self.invalid("metadata must include source_file and spec_path"));
         }
         if ruby::blank(&class_name) {
@@ -408,7 +425,11 @@ impl Write<'_> {
                 decisions.push(materialize::controllers_legacy_cleanup(&source_file, state));
             }
         }
-        let existing = read_spec(&spec_abs).map_err(|m| self.spec_error(&spec_abs, m))?;
+        let existing = if ruby::blank(&spec_rel) {
+            None
+        } else {
+            read_spec(&spec_abs).map_err(|m| self.spec_error(&spec_abs, m))?
+        };
         if let Some(text) = &existing {
             let found = existing_blocks(text, &selected).map_err(|m| {
                 self.spec_error(&spec_abs, format!("cannot_scan_spec_for_conflicts: {m}"))
@@ -444,8 +465,13 @@ impl Write<'_> {
 
         let meta = spec::model::read(self.map)
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
-        let sources = spec::source_blocks(&meta, self.threshold)
+        let mut sources = spec::source_blocks(&meta, self.threshold)
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
+        if options.placeholders == Placeholders::Pending {
+            for source in &mut sources {
+                source.lines = spec::placeholders::pending(&source.lines);
+            }
+        }
 
         let mut operations = Vec::new();
         for method in &selected {
@@ -472,6 +498,19 @@ impl Write<'_> {
             operations.extend(ops);
         }
 
+        if self.dry_run {
+            let bytes = text.to_bytes();
+            let structure = String::from_utf8_lossy(&bytes).into_owned();
+            let answer = StructureAnswer {
+                status: "success",
+                mode: Mode::Full.as_str(),
+                spec_path: Some(spec_rel).filter(|p| !ruby::blank(p)),
+                class_name,
+                methods: selected.iter().map(|m| m.method_id.clone()).collect(),
+                structure: structure.clone(),
+            };
+            return Ok(Answer::new(&answer, structure, 0));
+        }
         let changed = created_by.is_some() || text != original;
         if changed {
             metadata::write_text_atomic(&spec_abs, &text.to_bytes())?;

@@ -1,7 +1,8 @@
 //! RSpec blocks of a spec file, found with Ruby's own parser (prism): every
-//! `describe`/`context`/`it`/`shared_examples`/`it_behaves_like`/... call with its first
-//! argument, lines, indentation and parent. The syntax tree is dropped inside [`parse`];
-//! only owned facts leave.
+//! `describe`/`context`/`it`/`shared_examples`/`it_behaves_like`/... call (Capybara's
+//! `feature`/`scenario` too) and, when they have a block, `let`/`subject`/`before`/...,
+//! with its first argument, lines, indentation, parent and the modules around it. The
+//! syntax tree is dropped inside [`parse`]; only owned facts leave.
 //!
 //! Parsing never fails: a source prism cannot fully parse still yields the calls prism
 //! recovered, plus its diagnostics, and the caller decides whether that is good enough.
@@ -36,6 +37,31 @@ const BARE_NAMES: &[&str] = &[
     "it_should_behave_like",
     "include_examples",
     "include_context",
+    "feature",
+    "xfeature",
+    "ffeature",
+    "scenario",
+    "xscenario",
+    "fscenario",
+];
+
+/// Calls recorded without a receiver only when they have a literal block (`subject` alone
+/// is a call of the subject, not a definition).
+const SETUP_NAMES: &[&str] = &[
+    "let",
+    "let!",
+    "subject",
+    "subject!",
+    "given",
+    "given!",
+    "before",
+    "after",
+    "around",
+    "prepend_before",
+    "append_before",
+    "prepend_after",
+    "append_after",
+    "background",
 ];
 
 /// Calls recorded on the `RSpec` receiver (`RSpec.describe Foo do`).
@@ -47,6 +73,7 @@ const RSPEC_NAMES: &[&str] = &[
     "shared_examples",
     "shared_examples_for",
     "shared_context",
+    "feature",
 ];
 
 /// Everything [`parse`] found in one spec source.
@@ -79,6 +106,12 @@ pub struct SpecCall {
     pub block: Option<CallBlock>,
     /// Index in [`SpecBlocks::calls`] of the nearest enclosing recorded call.
     pub parent: Option<usize>,
+    /// Byte range of the call's head: from its first character to its block's `do` or
+    /// `{` (the whole call when it has no block), trailing blanks left out.
+    pub head: (usize, usize),
+    /// The `module`/`class` names around the call, outermost first (`["Billing"]` for a
+    /// `describe` inside `module Billing`).
+    pub namespace: Vec<String>,
 }
 
 /// The first argument of a call.
@@ -123,16 +156,25 @@ pub struct CallBlock {
 }
 
 impl SpecCall {
-    /// Whether this is a `describe`-like group (`describe`, `context` and their focus and
-    /// skip variants, on any receiver).
+    /// Whether this is a `describe`-like group (`describe`, `context`, Capybara's
+    /// `feature` and their focus and skip variants, on any receiver).
     pub fn is_group(&self) -> bool {
         matches!(
             self.name.as_str(),
-            "describe" | "context" | "fdescribe" | "xdescribe" | "fcontext" | "xcontext"
+            "describe"
+                | "context"
+                | "fdescribe"
+                | "xdescribe"
+                | "fcontext"
+                | "xcontext"
+                | "feature"
+                | "xfeature"
+                | "ffeature"
         )
     }
 
-    /// Whether this is an example (`it`, `specify`, `example` and their variants).
+    /// Whether this is an example (`it`, `specify`, `example`, Capybara's `scenario` and
+    /// their variants).
     pub fn is_example(&self) -> bool {
         matches!(
             self.name.as_str(),
@@ -144,6 +186,34 @@ impl SpecCall {
                 | "xspecify"
                 | "fexample"
                 | "xexample"
+                | "scenario"
+                | "xscenario"
+                | "fscenario"
+        )
+    }
+
+    /// Whether this defines a memoized helper: `let`, `let!`, `subject`, `subject!` (and
+    /// Capybara's `given`, `given!`).
+    pub fn is_let(&self) -> bool {
+        matches!(
+            self.name.as_str(),
+            "let" | "let!" | "subject" | "subject!" | "given" | "given!"
+        )
+    }
+
+    /// Whether this is a hook: `before`, `after`, `around` and their `prepend_`/`append_`
+    /// forms, Capybara's `background`.
+    pub fn is_hook(&self) -> bool {
+        matches!(
+            self.name.as_str(),
+            "before"
+                | "after"
+                | "around"
+                | "prepend_before"
+                | "append_before"
+                | "prepend_after"
+                | "append_after"
+                | "background"
         )
     }
 
@@ -201,6 +271,7 @@ fn parse_here(source: &[u8]) -> SpecBlocks {
         lines: &lines,
         calls: Vec::new(),
         stack: Vec::new(),
+        namespace: Vec::new(),
         depth: 0,
         truncated: false,
     };
@@ -274,6 +345,8 @@ struct Finder<'s> {
     lines: &'s LineIndex,
     calls: Vec<SpecCall>,
     stack: Vec<usize>,
+    /// The names of the `module`/`class` bodies the walk is in.
+    namespace: Vec<String>,
     depth: usize,
     truncated: bool,
 }
@@ -300,13 +373,14 @@ impl Finder<'_> {
                 Some("RSpec".to_string())
             }
         };
-        let names = if receiver.is_some() {
-            RSPEC_NAMES
-        } else {
-            BARE_NAMES
-        };
         let name = std::str::from_utf8(name).ok()?;
-        if !names.contains(&name) {
+        let block_node = node.block().and_then(|b| b.as_block_node());
+        let known = if receiver.is_some() {
+            RSPEC_NAMES.contains(&name)
+        } else {
+            BARE_NAMES.contains(&name) || (block_node.is_some() && SETUP_NAMES.contains(&name))
+        };
+        if !known {
             return None;
         }
         let loc = node.location();
@@ -315,10 +389,17 @@ impl Finder<'_> {
             .arguments()
             .and_then(|args| args.arguments().iter().next())
             .map(|first| self.arg(&first));
-        let block = node
-            .block()
-            .and_then(|b| b.as_block_node())
-            .map(|b| self.block(&b));
+        let head_end = block_node
+            .as_ref()
+            .map_or(end, |b| b.opening_loc().start() as usize);
+        let head_end = start
+            + self
+                .source
+                .get(start..head_end)
+                .unwrap_or_default()
+                .trim_ascii_end()
+                .len();
+        let block = block_node.map(|b| self.block(&b));
         let end_line = match &block {
             Some(b) => b.close_line,
             None => self.lines.last_line(start, end),
@@ -333,6 +414,8 @@ impl Finder<'_> {
             indent: self.lines.indent(self.source, start),
             block,
             parent: self.stack.last().copied(),
+            head: (start, head_end),
+            namespace: self.namespace.clone(),
         };
         self.calls.push(call);
         Some(self.calls.len() - 1)
@@ -393,6 +476,22 @@ impl<'pr> Visit<'pr> for Finder<'_> {
         self.depth += 1;
         dispatch(self, node);
         self.depth -= 1;
+    }
+
+    fn visit_module_node(&mut self, node: &ruby_prism::ModuleNode<'pr>) {
+        let path = node.constant_path().location();
+        let name = self.text(path.start() as usize, path.end() as usize);
+        self.namespace.push(name);
+        ruby_prism::visit_module_node(self, node);
+        self.namespace.pop();
+    }
+
+    fn visit_class_node(&mut self, node: &ruby_prism::ClassNode<'pr>) {
+        let path = node.constant_path().location();
+        let name = self.text(path.start() as usize, path.end() as usize);
+        self.namespace.push(name);
+        ruby_prism::visit_class_node(self, node);
+        self.namespace.pop();
     }
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
@@ -507,8 +606,9 @@ describe('#call') {
             summary(src),
             "\
 0: describe String=\"#call\" 1-9 col=0 indent=0 parent=None {}1-9@0 body=Some((2, 8))
-1: it String=\"raises\" 3-3 col=2 indent=2 parent=Some(0) {}3-3@61 body=Some((3, 3))
-2: it String=\"spans\" 4-8 col=2 indent=2 parent=Some(0) do4-8@2 body=Some((5, 7))
+1: let Other::handler 2-2 col=2 indent=2 parent=Some(0) {}2-2@35 body=Some((2, 2))
+2: it String=\"raises\" 3-3 col=2 indent=2 parent=Some(0) {}3-3@61 body=Some((3, 3))
+3: it String=\"spans\" 4-8 col=2 indent=2 parent=Some(0) do4-8@2 body=Some((5, 7))
 "
         );
     }
@@ -594,7 +694,82 @@ end
 ";
         assert_eq!(
             summary(src),
-            "0: RSpec.describe Constant=\"Foo\" 3-6 col=0 indent=0 parent=None do3-6@0 body=Some((4, 5))\n"
+            "\
+0: RSpec.describe Constant=\"Foo\" 3-6 col=0 indent=0 parent=None do3-6@0 body=Some((4, 5))
+1: before - 4-4 col=2 indent=2 parent=Some(0) {}4-4@26 body=Some((4, 4))
+2: let Other::it 5-5 col=2 indent=2 parent=Some(0) {}5-5@15 body=Some((5, 5))
+"
+        );
+    }
+
+    #[test]
+    fn setup_calls_with_a_block_capybara_heads_and_namespaces() {
+        let src = "\
+module Billing
+  class Admin; end
+  RSpec.feature \"Invoices\", type: :feature do
+    given(:user) { create(:user) }
+    let!(:invoice) do
+      create(:invoice)
+    end
+    subject { described_class.new }
+    background { sign_in user }
+    around(:each) { |ex| ex.run }
+    scenario \"pays\",
+             js: true do
+      expect(subject).to be_paid
+      subject.call
+    end
+    it { is_expected.to be_valid }
+  end
+end
+";
+        let blocks = parse(src.as_bytes());
+        assert!(blocks.diagnostics.is_empty());
+        let rows: Vec<String> = blocks
+            .calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}-{} {:?} {:?}",
+                    c.name,
+                    c.line,
+                    c.end_line,
+                    &src[c.head.0..c.head.1],
+                    c.namespace
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                "feature 3-17 \"RSpec.feature \\\"Invoices\\\", type: :feature\" [\"Billing\"]",
+                "given 4-4 \"given(:user)\" [\"Billing\"]",
+                "let! 5-7 \"let!(:invoice)\" [\"Billing\"]",
+                "subject 8-8 \"subject\" [\"Billing\"]",
+                "background 9-9 \"background\" [\"Billing\"]",
+                "around 10-10 \"around(:each)\" [\"Billing\"]",
+                "scenario 11-15 \"scenario \\\"pays\\\",\\n             js: true\" [\"Billing\"]",
+                "it 16-16 \"it\" [\"Billing\"]",
+            ]
+        );
+        let kinds: Vec<(bool, bool, bool, bool)> = blocks
+            .calls
+            .iter()
+            .map(|c| (c.is_group(), c.is_example(), c.is_let(), c.is_hook()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (true, false, false, false),
+                (false, false, true, false),
+                (false, false, true, false),
+                (false, false, true, false),
+                (false, false, false, true),
+                (false, false, false, true),
+                (false, true, false, false),
+                (false, true, false, false),
+            ]
         );
     }
 

@@ -20,6 +20,7 @@ pub(crate) mod model;
 pub(crate) mod order;
 pub(crate) mod outline;
 pub mod patch;
+pub(crate) mod placeholders;
 pub(crate) mod render;
 pub(crate) mod shared;
 pub(crate) mod source;

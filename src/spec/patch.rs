@@ -199,7 +199,14 @@ pub fn apply(
             Step::Insert => {
                 let (index, indent) = match next_insert {
                     Some(point) => point,
-                    None => insertion_point(&current, sources, request.class_name)?,
+                    None => match insertion_point(&current, sources, request.class_name)? {
+                        Point::At(index, indent) => (index, indent),
+                        Point::NewGroup(class_name) => {
+                            let (grouped, end) = append_group(&current, class_name);
+                            current = grouped;
+                            (end, 2)
+                        }
+                    },
                 };
                 let (patched, after) = insert_at(&current, source, index, indent);
                 current = patched;
@@ -392,15 +399,25 @@ fn insert_at(
     )
 }
 
-/// Where an inserted block goes (a 0-based line index to insert before) and the
-/// indentation of its `describe` line: after the last method block directly inside the
-/// class's example group; else before the end of that group; else before the last `end`
-/// line.
-fn insertion_point(
+/// Where an inserted block goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Point<'a> {
+    /// Before this 0-based line, its `describe` at this indentation.
+    At(usize, usize),
+    /// The file has no example group: in a new `RSpec.describe` of this class at its end.
+    NewGroup(&'a str),
+}
+
+/// Where an inserted block goes: after the last method block directly inside the class's
+/// example group; else before the end of that group; else, in a file without any group
+/// (a spec whose examples were all removed or commented out), in a new group of the class
+/// at the end of the file, never before some `end` that may close a module, a heredoc or
+/// lie in a comment; without a class name, before the last `end` line.
+fn insertion_point<'a>(
     text: &SpecText,
     sources: &[SourceBlock],
-    class_name: Option<&str>,
-) -> Result<(usize, usize), PatchError> {
+    class_name: Option<&'a str>,
+) -> Result<Point<'a>, PatchError> {
     let blocks = source::parse(text).map_err(PatchError::Apply)?;
     let wanted: Vec<(String, String)> = sources
         .iter()
@@ -420,10 +437,14 @@ fn insertion_point(
         })
         .max_by_key(|b| b.close);
     if let Some(last) = last {
-        return Ok((last.close + 1, last.indent));
+        return Ok(Point::At(last.close + 1, last.indent));
     }
     if let Some(call) = group.and_then(|g| blocks.calls.get(g)) {
-        return Ok(close_of(call));
+        let (index, indent) = close_of(call);
+        return Ok(Point::At(index, indent));
+    }
+    if let Some(class_name) = class_name.filter(|c| !crate::ruby::blank(c)) {
+        return Ok(Point::NewGroup(class_name));
     }
     let last_end = text
         .lines
@@ -432,7 +453,50 @@ fn insertion_point(
         .ok_or_else(|| {
             PatchError::Apply("Cannot find insertion point: no 'end' found".to_string())
         })?;
-    Ok((last_end, source::indent_of(text.line(last_end)) + 2))
+    Ok(Point::At(
+        last_end,
+        source::indent_of(text.line(last_end)) + 2,
+    ))
+}
+
+/// Appends an empty `RSpec.describe {class_name} do`/`end` group to the text, after a
+/// blank line (none at the start of an empty file), keeping the file's final newline or
+/// its absence. Returns the text and the index of the group's `end` line.
+fn append_group(text: &SpecText, class_name: &str) -> (SpecText, usize) {
+    let mut lines = text.lines.clone();
+    let cr = if text.crlf() { "\r" } else { "" };
+    let final_newline = lines.last().is_some_and(String::is_empty);
+    let at = if final_newline {
+        lines.len() - 1
+    } else {
+        // The last line gets the line ending it did not need as the last one.
+        if let Some(last) = lines.last_mut() {
+            last.push_str(cr);
+        }
+        lines.len()
+    };
+    let mut group = Vec::new();
+    if lines
+        .get(..at)
+        .is_some_and(|before| before.iter().any(|l| !l.trim().is_empty()))
+    {
+        group.push(cr.to_string());
+    }
+    group.push(format!("RSpec.describe {class_name} do{cr}"));
+    let end = at + group.len();
+    group.push(if final_newline {
+        format!("end{cr}")
+    } else {
+        "end".to_string()
+    });
+    lines.splice(at..at, group);
+    (
+        SpecText {
+            bom: text.bom,
+            lines,
+        },
+        end,
+    )
 }
 
 /// The example group of the class under test: among the top-level `describe` blocks
@@ -714,15 +778,60 @@ mod tests {
             .unwrap_err(),
             PatchError::Apply("Missing target block for replace: method_id=A#a".to_string())
         );
+        let no_class = apply(
+            &SpecText::from_text("x = 1\n"),
+            &[source_block("A#a", "#a")],
+            Request {
+                mode: PatchMode::Insert,
+                conflict: Conflict::Error,
+                hand_written: Conflict::Error,
+                only: &[],
+                class_name: None,
+            },
+        );
         assert_eq!(
-            run(
-                "x = 1\n",
-                &[source_block("A#a", "#a")],
-                PatchMode::Insert,
-                Conflict::Error
-            )
-            .unwrap_err(),
+            no_class.unwrap_err(),
             PatchError::Apply("Cannot find insertion point: no 'end' found".to_string())
+        );
+    }
+
+    /// Regression (human-essentials' admins_controller_spec.rb, whose whole body is inside
+    /// `=begin`/`=end`): the insert went before the last `end` line, inside the comment,
+    /// and the patch failed. A file without any example group gets a new group of the
+    /// class at its end; every byte before it stays.
+    #[test]
+    fn a_file_without_any_group_gets_a_new_group_at_its_end() {
+        let block = source_block("A#a", "#a").lines.join("\n");
+        let check = |spec: &str, expected: String| {
+            let (out, ops) = run(
+                spec,
+                &[source_block("A#a", "#a"), source_block("A#b", "#b")],
+                PatchMode::Insert,
+                Conflict::Error,
+            )
+            .unwrap();
+            assert_eq!(ops.len(), 2);
+            assert_eq!(out, expected);
+            assert!(out.starts_with(spec.trim_end_matches(['\r', '\n'])));
+        };
+        let both = format!("{block}\n\n{}", source_block("A#b", "#b").lines.join("\n"));
+        let commented =
+            "require \"rails_helper\"\n\n=begin\nRSpec.describe A do\n  it { }\nend\n=end\n";
+        check(
+            commented,
+            format!("{commented}\nRSpec.describe A do\n\n{both}\nend\n"),
+        );
+        check("", format!("RSpec.describe A do\n\n{both}\nend\n"));
+        check(
+            "module Helpers\n  module_function\nend",
+            format!("module Helpers\n  module_function\nend\n\nRSpec.describe A do\n\n{both}\nend"),
+        );
+        check(
+            "x = 1\r\ny = 2",
+            format!(
+                "x = 1\r\ny = 2\r\n\r\nRSpec.describe A do\r\n\r\n{}\r\nend",
+                both.replace('\n', "\r\n")
+            ),
         );
     }
 

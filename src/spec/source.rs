@@ -381,12 +381,13 @@ mod tests {
             args,
             [
                 "Some(\"#a\") '#a'",
+                "None :x",
                 "Some(\"{CONTEXT_WORD} x is {Y}\") '{CONTEXT_WORD} x is {Y}'",
                 "None \"v #{X}\""
             ]
         );
         let lines: Vec<(u32, u32)> = blocks.calls.iter().map(|c| (c.line, c.end_line)).collect();
-        assert_eq!(lines, [(1, 10), (4, 9), (6, 8)]);
+        assert_eq!(lines, [(1, 10), (2, 2), (4, 9), (6, 8)]);
     }
 
     #[test]
