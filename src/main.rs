@@ -75,6 +75,7 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 } else {
                     on_phase(progress)
                 },
+                cache: app::Cache::default(),
             },
         ),
         Command::Analyze(a) => app::analyze::run(
