@@ -14,6 +14,9 @@ mod synth;
 
 mod analyze;
 mod discover;
+// Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
+#[cfg(feature = "mcp")]
+mod mcp;
 mod outline;
 mod robustness;
 mod skeleton;
