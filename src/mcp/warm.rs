@@ -3,9 +3,13 @@
 //!
 //! - **The tree**: every folder and every Ruby file of the working tree (`.gitignore`d
 //!   ones left out, git-tracked ones always in) with its stamp (mtime, size, inode).
-//!   [`Index::refresh`] runs once per tool call: it stats them all (in parallel) and notes
-//!   which files changed; a folder whose stamp changed (a file added, removed or renamed
-//!   in it) or a changed `.gitignore` means the tree is walked again.
+//!   [`Index::refresh`] runs once per tool call and notes which files changed. On Linux
+//!   (with the `mcp` feature) the folders are watched with inotify, so a call costs what
+//!   changed: the files named by the events are stat'ed again, and an event on a folder,
+//!   a `.gitignore`, or a lost event queue means the tree is walked again. Elsewhere, or
+//!   when the watches cannot be set up (the system's watch limit), every folder and file
+//!   is stat'ed at each call (in parallel): a folder whose stamp changed, or a changed
+//!   `.gitignore`, means the tree is walked again.
 //! - **Facts** per file, kept with the stamp and the content digest (sha256) they were
 //!   made from: a file is read again only when its stamp changed, and parsed again only
 //!   when its digest changed too. A stamp is not trusted for a file modified within
@@ -107,6 +111,8 @@ pub struct Index {
     root: PathBuf,
     /// Folders never watched: the metadata folder, written by the commands themselves.
     skip: Vec<PathBuf>,
+    /// Whether to watch folders with inotify when it is there (else stat at every call).
+    watch: bool,
     state: Mutex<State>,
 }
 
@@ -117,6 +123,11 @@ struct State {
     generation: u64,
     /// Generation of the last walk (structure change).
     restructured: u64,
+    /// Generation of the last time a Ruby file appeared or disappeared (watched mode).
+    listed: u64,
+    /// The inotify watches over the tree's folders, when they could be set up.
+    #[cfg(all(feature = "mcp", target_os = "linux"))]
+    watcher: Option<watch::Watcher>,
     /// Files whose stamp changed, with the generation it was seen in.
     edits: Vec<(u64, String)>,
     facts: FxHashMap<String, Entry>,
@@ -163,8 +174,16 @@ impl Index {
         Index {
             root,
             skip,
+            watch: true,
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Never watches folders: every folder and file is stat'ed at each call (what happens
+    /// without inotify).
+    pub fn unwatched(mut self) -> Self {
+        self.watch = false;
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -192,20 +211,57 @@ impl Index {
         state.generation += 1;
         state.counters.refreshes += 1;
         let generation = state.generation;
-        let restructure = match &state.tree {
-            None => true,
-            Some(tree) => {
-                let dirs_changed = tree.dirs.par_iter().any(|(dir, stamp)| {
+        #[allow(unused_mut)]
+        let mut restructure = state.tree.is_none();
+        // Watched: the events say what changed.
+        #[cfg(all(feature = "mcp", target_os = "linux"))]
+        if !restructure && state.watcher.is_some() {
+            if !self.watched_refresh(&mut state) {
+                return;
+            }
+            restructure = true;
+        }
+        // Not watched: a folder whose stamp changed had files added, removed or renamed.
+        let restructure = restructure
+            || state.tree.as_ref().is_some_and(|tree| {
+                tree.dirs.par_iter().any(|(dir, stamp)| {
                     let now = Stamp::of(dir);
                     now != *stamp || now.is_some_and(|s| s.racy(tree.seen))
-                });
-                dirs_changed
-            }
-        };
+                })
+            });
         if restructure {
             let old = state.tree.take();
+            #[cfg(all(feature = "mcp", target_os = "linux"))]
+            let dropped = state.watcher.take();
+            #[cfg(all(feature = "mcp", target_os = "linux"))]
+            drop(dropped);
             let tree = walk_tree(&self.root, &self.skip);
             state.counters.walks += 1;
+            #[cfg(all(feature = "mcp", target_os = "linux"))]
+            let tree = {
+                // Watches first, then the stamps again: a write between the walk and the
+                // watches is seen either way.
+                state.watcher = if self.watch {
+                    watch::Watcher::new(tree.dirs.iter().map(|(d, _)| d.as_path()))
+                } else {
+                    None
+                };
+                let mut tree = tree;
+                if state.watcher.is_some() {
+                    let seen = SystemTime::now();
+                    let root = &self.root;
+                    let fresh: Vec<(String, Option<Stamp>)> = tree
+                        .files
+                        .par_iter()
+                        .map(|(rel, _)| (rel.clone(), Stamp::of(&root.join(rel))))
+                        .collect();
+                    for (rel, stamp) in fresh {
+                        tree.files.insert(rel, stamp);
+                    }
+                    tree.seen = seen;
+                }
+                tree
+            };
             // Files new, changed or gone since the last walk.
             let mut edited: Vec<&String> = tree
                 .files
@@ -336,6 +392,47 @@ impl Index {
         facts
     }
 
+    /// Refresh from the inotify events: `true` when the tree must be walked again.
+    #[cfg(all(feature = "mcp", target_os = "linux"))]
+    fn watched_refresh(&self, state: &mut State) -> bool {
+        let Some(watcher) = state.watcher.as_mut() else {
+            return false;
+        };
+        let paths = match watcher.drain() {
+            watch::Seen::Files(paths) => paths,
+            watch::Seen::Everything => return true,
+        };
+        let generation = state.generation;
+        let mut edited: Vec<(u64, String)> = Vec::new();
+        let mut listed = false;
+        for path in paths {
+            let Some(rel) = crate::index::walk::relative_to(&self.root, &path) else {
+                continue;
+            };
+            if rel.ends_with(".gitignore") {
+                return true;
+            }
+            if !rel.ends_with(".rb") {
+                continue;
+            }
+            let stamp = Stamp::of(&path);
+            if let Some(tree) = state.tree.as_mut() {
+                let before = tree.files.insert(rel.clone(), stamp);
+                if before.flatten().is_some() != stamp.is_some() {
+                    listed = true;
+                }
+            }
+            edited.push((generation, rel));
+        }
+        edited.sort();
+        edited.dedup();
+        state.edits.extend(edited);
+        if listed {
+            state.listed = generation;
+        }
+        false
+    }
+
     /// The stamp of a watched file as of this call's refresh, or a fresh stat.
     fn current_stamp(&self, state: &State, rel: &str, path: &Path) -> Option<Stamp> {
         match state.tree.as_ref().and_then(|t| t.files.get(rel)) {
@@ -350,7 +447,10 @@ impl Warm for Index {
         {
             let state = self.state();
             if let Some((generation, files, warnings)) = &state.files {
-                if root == self.root && *generation >= state.restructured {
+                if root == self.root
+                    && *generation >= state.restructured
+                    && *generation >= state.listed
+                {
                     return Found {
                         files: files.clone(),
                         warnings: warnings.clone(),
@@ -541,6 +641,96 @@ fn walk_tree(root: &Path, skip: &[PathBuf]) -> Tree {
     Tree { dirs, files, seen }
 }
 
+/// The tree's folders watched with inotify.
+#[cfg(all(feature = "mcp", target_os = "linux"))]
+mod watch {
+    use std::path::{Path, PathBuf};
+
+    use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+    use rustc_hash::FxHashMap;
+
+    /// What happened since the last look.
+    pub(super) enum Seen {
+        /// These files were written, created, removed or renamed.
+        Files(Vec<PathBuf>),
+        /// A folder changed, or events were lost: walk again.
+        Everything,
+    }
+
+    /// An inotify instance with a watch per folder.
+    pub(super) struct Watcher {
+        inotify: Inotify,
+        dirs: FxHashMap<WatchDescriptor, PathBuf>,
+        buffer: Vec<u8>,
+    }
+
+    impl std::fmt::Debug for Watcher {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Watcher({} folders)", self.dirs.len())
+        }
+    }
+
+    impl Watcher {
+        /// Watches every folder; `None` when inotify or one watch cannot be set up.
+        pub(super) fn new<'a>(dirs: impl Iterator<Item = &'a Path>) -> Option<Watcher> {
+            let inotify = Inotify::init().ok()?;
+            let mask = WatchMask::MODIFY
+                | WatchMask::CLOSE_WRITE
+                | WatchMask::ATTRIB
+                | WatchMask::CREATE
+                | WatchMask::DELETE
+                | WatchMask::MOVED_FROM
+                | WatchMask::MOVED_TO
+                | WatchMask::DELETE_SELF
+                | WatchMask::MOVE_SELF
+                | WatchMask::ONLYDIR;
+            let mut watches = inotify.watches();
+            let mut map = FxHashMap::default();
+            for dir in dirs {
+                let wd = watches.add(dir, mask).ok()?;
+                map.insert(wd, dir.to_path_buf());
+            }
+            Some(Watcher {
+                inotify,
+                dirs: map,
+                buffer: vec![0u8; 64 * 1024],
+            })
+        }
+
+        /// Every event since the last call, without waiting.
+        pub(super) fn drain(&mut self) -> Seen {
+            let mut files = Vec::new();
+            loop {
+                let events = match self.inotify.read_events(&mut self.buffer) {
+                    Ok(events) => events,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => return Seen::Everything,
+                };
+                let mut any = false;
+                for event in events {
+                    any = true;
+                    let structural = EventMask::Q_OVERFLOW
+                        | EventMask::IGNORED
+                        | EventMask::DELETE_SELF
+                        | EventMask::MOVE_SELF
+                        | EventMask::ISDIR;
+                    if event.mask.intersects(structural) {
+                        return Seen::Everything;
+                    }
+                    let (Some(dir), Some(name)) = (self.dirs.get(&event.wd), event.name) else {
+                        return Seen::Everything;
+                    };
+                    files.push(dir.join(name));
+                }
+                if !any {
+                    break;
+                }
+            }
+            Seen::Files(files)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,10 +754,29 @@ mod tests {
         }
     }
 
+    /// The index as the server makes it (watched when inotify is built in), and unwatched.
+    fn both(root: &Path) -> [Index; 2] {
+        [
+            Index::new(root.to_path_buf(), Vec::new()),
+            Index::new(root.to_path_buf(), Vec::new()).unwatched(),
+        ]
+    }
+
     #[test]
     fn facts_are_read_again_only_when_the_file_changed() {
         let (_dir, root) = project();
-        let index = Index::new(root.clone(), Vec::new());
+        for index in both(&root) {
+            facts_follow_the_file(&index);
+        }
+    }
+
+    fn facts_follow_the_file(index: &Index) {
+        let root = index.root.clone();
+        std::fs::write(
+            root.join("app/models/payment.rb"),
+            "class Payment\n  def amount; end\nend\n",
+        )
+        .unwrap();
         let file = source(&root, "app/models/payment.rb");
         index.refresh();
         let first = index.facts(&file, 1 << 20);
@@ -598,15 +807,52 @@ mod tests {
         let file = std::fs::File::options().write(true).open(&path).unwrap();
         file.set_modified(old).unwrap();
         drop(file);
-        let index = Index::new(root.clone(), Vec::new());
-        let source = source(&root, "app/models/payment.rb");
-        index.refresh();
-        let _ = index.facts(&source, 1 << 20);
-        let before = index.counters();
-        index.refresh();
-        let _ = index.facts(&source, 1 << 20);
-        let after = index.counters();
-        assert_eq!((after.reads, after.hits), (before.reads, before.hits + 1));
+        for index in both(&root) {
+            let source = source(&root, "app/models/payment.rb");
+            index.refresh();
+            let _ = index.facts(&source, 1 << 20);
+            let before = index.counters();
+            index.refresh();
+            let _ = index.facts(&source, 1 << 20);
+            let after = index.counters();
+            assert_eq!((after.reads, after.hits), (before.reads, before.hits + 1));
+        }
+    }
+
+    #[test]
+    fn the_scope_listing_follows_files_added_and_removed() {
+        let (_dir, root) = project();
+        let scope = Scope::new(&crate::index::walk::ScopeRules::default()).unwrap();
+        for index in both(&root) {
+            let rels = |index: &Index| -> Vec<String> {
+                index.refresh();
+                index
+                    .files(&root, &scope, 1)
+                    .files
+                    .into_iter()
+                    .map(|f| f.rel)
+                    .collect()
+            };
+            assert_eq!(rels(&index), ["app/models/payment.rb"]);
+            std::fs::write(root.join("app/models/order.rb"), "class Order; end\n").unwrap();
+            assert_eq!(
+                rels(&index),
+                ["app/models/order.rb", "app/models/payment.rb"]
+            );
+            std::fs::create_dir_all(root.join("app/services")).unwrap();
+            std::fs::write(root.join("app/services/pay.rb"), "class Pay; end\n").unwrap();
+            assert_eq!(
+                rels(&index),
+                [
+                    "app/models/order.rb",
+                    "app/models/payment.rb",
+                    "app/services/pay.rb"
+                ]
+            );
+            std::fs::remove_file(root.join("app/models/order.rb")).unwrap();
+            std::fs::remove_dir_all(root.join("app/services")).unwrap();
+            assert_eq!(rels(&index), ["app/models/payment.rb"]);
+        }
     }
 
     #[test]
