@@ -90,6 +90,9 @@ pub enum Command {
     /// Checks metadata files for a stage with the pipeline validator's messages and exit
     /// codes (0 ok, 1 errors, 2 warnings only), or only that YAML files load (--yaml).
     Validate(ValidateArgs),
+    /// Serves every command as a Model Context Protocol tool on stdin/stdout, over an
+    /// index kept warm between calls (for agent harnesses; see the README).
+    Mcp,
     /// Per source file: stage markers set, errors, warnings, cache valid or stale.
     Status {
         /// Source files or folders (default: every metadata file under the root).

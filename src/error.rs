@@ -92,6 +92,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A path from an MCP client that leaves the project root (`..`, an absolute path
+    /// elsewhere, a symbolic link out).
+    #[error("path outside the project root: {path}")]
+    OutsideRoot {
+        /// The path as given.
+        path: PathBuf,
+        /// The project root.
+        root: PathBuf,
+    },
 }
 
 impl Error {
@@ -110,6 +119,7 @@ impl Error {
             Error::NothingToDo { .. } => "NO_TESTABLE_FILES",
             Error::Spec { .. } => "SPEC_ERROR",
             Error::Usage { .. } => "USAGE",
+            Error::OutsideRoot { .. } => "PATH_OUTSIDE_ROOT",
         }
     }
 
@@ -134,6 +144,9 @@ impl Error {
             Error::NothingToDo { details, .. } => details.clone(),
             Error::Spec { path, .. } => path.display().to_string(),
             Error::Usage { message } => message.clone(),
+            Error::OutsideRoot { root, .. } => {
+                format!("the server reads and writes only under {}", root.display())
+            }
         }
     }
 
@@ -174,6 +187,9 @@ impl Error {
             }
             Error::Spec { .. } => "fix the spec file or the metadata and run again".to_string(),
             Error::Usage { .. } => "see `rspec-scout --help`".to_string(),
+            Error::OutsideRoot { .. } => {
+                "name a path inside the project, relative to its root".to_string()
+            }
         }
     }
 

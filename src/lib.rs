@@ -17,6 +17,7 @@ pub mod discover;
 pub mod error;
 pub mod git;
 pub mod index;
+pub mod mcp;
 pub mod metadata;
 pub mod naming;
 pub mod report;

@@ -23,6 +23,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Mcp) {
+        return serve_mcp(&cli);
+    }
     let format = cli.format.unwrap_or_else(|| default_format(&cli.command));
     let answer = match run(&cli) {
         Ok(answer) => answer,
@@ -75,6 +78,7 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 } else {
                     on_phase(progress)
                 },
+                cache: app::Cache::default(),
             },
         ),
         Command::Analyze(a) => app::analyze::run(
@@ -135,12 +139,40 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 strict: a.strict,
             },
         ),
+        Command::Mcp => Err(Error::Usage {
+            message: "mcp is served by serve_mcp".to_string(),
+        }),
         Command::Status { paths } => app::status::run(
             &config,
             &app::status::Options {
                 paths: paths.clone(),
             },
         ),
+    }
+}
+
+/// `rspec-scout mcp`: serves the tools on stdin/stdout until the client closes stdin. Only
+/// a failure to start is printed (on stderr: stdout belongs to the protocol).
+fn serve_mcp(cli: &Cli) -> ExitCode {
+    let started = resolve_root(cli.root.as_deref()).and_then(|root| {
+        let mut config = Config::load(root, cli.config.as_deref())?;
+        if let Some(threads) = cli.threads {
+            config.threads = threads;
+        }
+        rspec_scout::mcp::serve(config, cli.config.clone())
+    });
+    match started {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "rspec-scout mcp: {} ({}): {}",
+                err.message(),
+                err.code(),
+                err.suggestion()
+            );
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -15,6 +15,9 @@ mod synth;
 mod analyze;
 mod discover;
 mod hand_written;
+// Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
+#[cfg(feature = "mcp")]
+mod mcp;
 mod outline;
 mod robustness;
 mod skeleton;

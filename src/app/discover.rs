@@ -47,6 +47,9 @@ pub struct Options {
     pub timings: bool,
     /// Where each phase is reported (the binary prints it; nothing by default).
     pub progress: OnPhase,
+    /// Where files, facts and changes come from (the MCP server's warm index; none on the
+    /// command line).
+    pub cache: super::Cache,
 }
 
 /// Exit code of a stop (red zone with only new code).
@@ -133,7 +136,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // 2. Read and parse every version once, in parallel.
     let phase = Instant::now();
     progress.phase("parse", candidates.len());
-    let sources = read_sources(config, repo.as_ref(), base.as_ref(), mode, &candidates)?;
+    let sources = read_sources(
+        config,
+        repo.as_ref(),
+        base.as_ref(),
+        mode,
+        &candidates,
+        &options.cache,
+    )?;
     // Planning needs neither: libgit2's index and object caches go too.
     drop(candidates);
     drop(repo);
@@ -257,7 +267,7 @@ fn changed_files(
     } else {
         let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
         warnings.extend(w);
-        let changes = repo.working_tree_changes(&base)?;
+        let changes = options.cache.changes(repo, &base)?;
         (base, changes)
     };
     let mut candidates = Vec::new();
@@ -297,7 +307,7 @@ fn walked_files(
 ) -> Result<(Option<Base>, Vec<Candidate>)> {
     let walk_started = Instant::now();
     let found = if mode == Mode::All {
-        walk::collect_all(&config.root, scope, config.threads)
+        options.cache.files(&config.root, scope, config.threads)
     } else {
         walk::collect(project_root, &options.paths, scope, config.threads)?
     };
@@ -320,7 +330,7 @@ fn walked_files(
                 repo.head_base()
             }
         };
-        changes = repo.working_tree_changes(&resolved)?;
+        changes = options.cache.changes(repo, &resolved)?;
         base = Some(resolved);
     } else {
         warnings.push(format!(
@@ -361,6 +371,7 @@ fn read_sources(
     base: Option<&Base>,
     mode: Mode,
     candidates: &[Candidate],
+    cache: &super::Cache,
 ) -> Result<Vec<Prepared>> {
     // git2 repositories are not Sync: blobs are read here, on one thread; only files that
     // changed need their base version.
@@ -391,8 +402,8 @@ fn read_sources(
             .zip(staged_blobs.par_iter())
             .map(|((c, base_blob), staged)| {
                 let facts = match staged {
-                    Some(bytes) if (bytes.len() as u64) <= max => index::extract(&c.rel, bytes),
-                    _ => index::index_file(
+                    Some(bytes) if (bytes.len() as u64) <= max => cache.facts_of(&c.rel, bytes),
+                    _ => cache.facts(
                         &walk::SourceFile {
                             rel: c.rel.clone(),
                             path: c.path.clone(),
@@ -401,7 +412,7 @@ fn read_sources(
                     ),
                 };
                 let base = match (c.change, base_blob) {
-                    (_, Some(bytes)) => BaseVersion::Facts(index::extract(&c.rel, bytes)),
+                    (_, Some(bytes)) => BaseVersion::Facts(cache.facts_of(&c.rel, bytes)),
                     (Some(ChangeKind::Added), None) => BaseVersion::Missing,
                     (Some(_), None) => BaseVersion::Missing,
                     (None, None) if has_repo => BaseVersion::Same,

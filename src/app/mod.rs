@@ -10,3 +10,79 @@ pub mod strip_markers;
 pub mod symbols;
 pub mod test_config;
 pub mod validate;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::git::{Base, Change, Repo};
+use crate::index::walk::{self, Found, Scope, SourceFile};
+use crate::index::{self, FileFacts};
+
+/// What a command can take from an index that outlives it (the MCP server's warm index,
+/// `crate::mcp`) instead of computing it again. Each method answers exactly what the
+/// function it stands for would answer now.
+pub trait Warm: Send + Sync {
+    /// The in-scope files under `root`, as [`walk::collect_all`].
+    fn files(&self, root: &Path, scope: &Scope, threads: usize) -> Found;
+    /// The facts of a file on disk, as [`index::index_file`].
+    fn facts(&self, file: &SourceFile, max_size: u64) -> FileFacts;
+    /// The facts of a version held in memory (a base blob), as [`index::extract`].
+    fn facts_of(&self, rel: &str, bytes: &[u8]) -> FileFacts;
+    /// The working tree's changes, as [`Repo::working_tree_changes`].
+    fn changes(&self, repo: &Repo, base: &Base) -> Result<Vec<Change>>;
+}
+
+/// A command's way to a [`Warm`] index: none on the command line (everything is computed),
+/// the session's index in the MCP server.
+#[derive(Clone, Default)]
+pub struct Cache(Option<Arc<dyn Warm>>);
+
+impl Cache {
+    /// Answers from `warm`.
+    pub fn new(warm: Arc<dyn Warm>) -> Self {
+        Cache(Some(warm))
+    }
+
+    /// See [`Warm::files`].
+    pub fn files(&self, root: &Path, scope: &Scope, threads: usize) -> Found {
+        match &self.0 {
+            Some(warm) => warm.files(root, scope, threads),
+            None => walk::collect_all(root, scope, threads),
+        }
+    }
+
+    /// See [`Warm::facts`].
+    pub fn facts(&self, file: &SourceFile, max_size: u64) -> FileFacts {
+        match &self.0 {
+            Some(warm) => warm.facts(file, max_size),
+            None => index::index_file(file, max_size),
+        }
+    }
+
+    /// See [`Warm::facts_of`].
+    pub fn facts_of(&self, rel: &str, bytes: &[u8]) -> FileFacts {
+        match &self.0 {
+            Some(warm) => warm.facts_of(rel, bytes),
+            None => index::extract(rel, bytes),
+        }
+    }
+
+    /// See [`Warm::changes`].
+    pub fn changes(&self, repo: &Repo, base: &Base) -> Result<Vec<Change>> {
+        match &self.0 {
+            Some(warm) => warm.changes(repo, base),
+            None => repo.working_tree_changes(base),
+        }
+    }
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Cache(warm)"
+        } else {
+            "Cache(none)"
+        })
+    }
+}

@@ -4,18 +4,28 @@ use std::path::PathBuf;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::index::{self, walk, IndexOptions};
+use rayon::prelude::*;
+
+use crate::index::{self, walk};
 use crate::report::{self, Answer};
 
 /// Indexes the files named by `paths` (folders are walked) and lists their symbols.
 pub fn run(config: &Config, paths: &[PathBuf]) -> Result<Answer> {
+    run_cached(config, paths, &super::Cache::default())
+}
+
+/// [`run`] with the facts of each file from `cache`.
+pub fn run_cached(config: &Config, paths: &[PathBuf], cache: &super::Cache) -> Result<Answer> {
     let scope = config.scope()?;
     let found = walk::collect(&config.root, paths, &scope, config.threads)?;
-    let options = IndexOptions {
-        threads: config.threads,
-        max_file_size: config.max_file_size,
-    };
-    let facts = index::index_files(&found.files, &options);
+    let max = config.max_file_size;
+    let facts: Vec<_> = index::in_pool(config.threads, || {
+        found
+            .files
+            .par_iter()
+            .map(|f| cache.facts(f, max))
+            .collect()
+    });
     let mut warnings = config.warnings.clone();
     warnings.extend(found.warnings);
     Ok(report::symbols::answer(&facts, warnings))

@@ -77,9 +77,9 @@ impl Known {
             .map(|(class, _)| class)
     }
 
-    #[cfg(test)]
-    /// Like [`Known::resolve`], and whether the class found is the whole path (`Payment`
-    /// for `Payment`, not for `Payment::STATUSES`).
+    /// Resolves a constant path as Ruby would from inside `nesting` (innermost first): the
+    /// longest prefix of it that is a class or module in scope, and whether the class found
+    /// is the whole path (`Payment` for `Payment`, not for `Payment::STATUSES`).
     pub fn resolve_full(
         &self,
         nesting: &[String],

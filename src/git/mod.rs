@@ -246,6 +246,49 @@ impl Repo {
         Ok(changes_of(&diff))
     }
 
+    /// [`Repo::working_tree_changes`] for these paths only (exact, repository-relative):
+    /// what the whole tree's answer says about them, as long as none of them takes part in
+    /// a rename (renames pair files across the tree, so the caller checks that first).
+    pub fn working_tree_changes_of(&self, base: &Base, paths: &[&str]) -> Result<Vec<Change>> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tree = self.tree_of(base.commit)?;
+        let mut opts = DiffOptions::new();
+        for path in paths {
+            opts.pathspec(path);
+        }
+        opts.disable_pathspec_match(true)
+            .include_typechange(true)
+            .ignore_submodules(true)
+            .include_untracked(true)
+            .recurse_untracked_dirs(true);
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))
+            .map_err(|e| git_error(&e))?;
+        find_renames(&mut diff, true)?;
+        Ok(changes_of(&diff))
+    }
+
+    /// The Ruby files in the index (tracked), repository-relative, sorted.
+    pub fn tracked_ruby_files(&self) -> Result<Vec<String>> {
+        let index = self.repo.index().map_err(|e| git_error(&e))?;
+        let mut out: Vec<String> = index
+            .iter()
+            .filter(|entry| entry.path.ends_with(b".rb"))
+            .map(|entry| String::from_utf8_lossy(&entry.path).into_owned())
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The `.git` folder (for worktrees, the worktree's own).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.path()
+    }
+
     /// Ruby files that differ between HEAD and the index (`--staged`).
     pub fn staged_changes(&self) -> Result<Vec<Change>> {
         let tree = self.tree_of(self.head_commit())?;

@@ -1,0 +1,569 @@
+//! `rspec-scout mcp`: the commands as Model Context Protocol tools, for agent harnesses.
+//!
+//! [`Server`] is the session without the protocol: a tool name and JSON arguments in, the
+//! command's JSON answer out (`stdio.rs` speaks MCP over stdin/stdout around it, with the
+//! `rmcp` crate, behind the `mcp` cargo feature). Every tool runs the command's own
+//! `app::*::run` with the options its flags would give, so each answers the same JSON as
+//! the command line; what the server adds:
+//!
+//! - a warm index ([`warm::Index`]) that the commands read facts, file lists and git's
+//!   changes from, so a call re-reads only what changed since the last one;
+//! - paths confined to the project root ([`paths`]);
+//! - paging of large answers ([`page`]);
+//! - `references` ([`references`]), which no command has;
+//! - errors as data: a failed call is a tool error with `error_code`, `suggestion` and
+//!   `recoverable`; bad arguments are refused with what the schema expects; a panic in a
+//!   command is caught and reported, and the session goes on.
+//!
+//! The server runs in the project root (`serve` changes to it), so relative paths mean
+//! what they mean to the CLI run there; it writes only where those commands write.
+
+pub(crate) mod page;
+pub(crate) mod paths;
+pub(crate) mod references;
+#[cfg(feature = "mcp")]
+mod stdio;
+pub mod tools;
+pub mod warm;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::app;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::report::{Answer, Format};
+
+pub use tools::Tool;
+
+/// What a tool call gives back: the answer as JSON text, and whether it is an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The answer (compact JSON).
+    pub text: String,
+    /// `status: error`: the call failed (the session goes on).
+    pub is_error: bool,
+}
+
+/// One session over one project.
+pub struct Server {
+    root: PathBuf,
+    explicit_config: Option<PathBuf>,
+    threads: Option<usize>,
+    warm: Arc<warm::Index>,
+    cache: app::Cache,
+    last_scope: Option<crate::index::walk::ScopeRules>,
+    snapshots: HashMap<&'static str, page::Snapshot>,
+    next_snapshot: u64,
+    budget: usize,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("root", &self.root).finish()
+    }
+}
+
+/// Serves the tools over stdin/stdout until the client closes stdin.
+/// `explicit_config` is `--config`.
+pub fn serve(config: Config, explicit_config: Option<PathBuf>) -> Result<()> {
+    #[cfg(feature = "mcp")]
+    {
+        std::env::set_current_dir(&config.root).map_err(|e| Error::Unreadable {
+            path: config.root.clone(),
+            reason: e.to_string(),
+        })?;
+        stdio::serve(Server::new(config)?.with_config_file(explicit_config))
+    }
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = (config, explicit_config);
+        Err(Error::Usage {
+            message: "this rspec-scout was built without the MCP server".to_string(),
+        })
+    }
+}
+
+impl Server {
+    /// A session over `config.root` (the configuration is read again at each call, as each
+    /// command line run reads it). Relative paths are taken from the current directory:
+    /// run it from the root ([`serve`] does).
+    pub fn new(config: Config) -> Result<Server> {
+        let root = std::fs::canonicalize(&config.root).map_err(|e| Error::Unreadable {
+            path: config.root.clone(),
+            reason: e.to_string(),
+        })?;
+        let skip = vec![config.metadata_dir(&root)];
+        let warm = Arc::new(warm::Index::new(root.clone(), skip));
+        Ok(Server {
+            root,
+            explicit_config: None,
+            threads: Some(config.threads).filter(|&t| t != 0),
+            cache: app::Cache::new(Arc::clone(&warm) as Arc<dyn app::Warm>),
+            warm,
+            last_scope: None,
+            snapshots: HashMap::new(),
+            next_snapshot: 1,
+            budget: page::PAGE_BYTES,
+        })
+    }
+
+    /// Reads the configuration from `path` instead of the root's `.rspec-scout.yml`.
+    pub fn with_config_file(mut self, path: Option<PathBuf>) -> Self {
+        self.explicit_config = path;
+        self
+    }
+
+    /// Pages answers larger than `bytes` (default [`page::PAGE_BYTES`]).
+    pub fn with_page_bytes(mut self, bytes: usize) -> Self {
+        self.budget = bytes.max(1);
+        self
+    }
+
+    /// The project root (canonical).
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    /// What the warm index did so far.
+    pub fn counters(&self) -> warm::Counters {
+        self.warm.counters()
+    }
+
+    /// The tools, for `tools/list`.
+    pub fn tools(&self) -> Vec<Tool> {
+        tools::all()
+    }
+
+    /// Runs one tool call. Never fails and never panics: errors (unknown tool, bad
+    /// arguments, a failing command, even a panic inside one) are answers with
+    /// `status: error`.
+    pub fn call(&mut self, name: &str, arguments: Value) -> Outcome {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.dispatch(name, arguments)
+        }));
+        match run {
+            Ok(Ok(value)) => {
+                let is_error = value.get("status").and_then(Value::as_str) == Some("error");
+                Outcome {
+                    text: serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_string()),
+                    is_error,
+                }
+            }
+            Ok(Err(err)) => error_outcome(&err, Some(name)),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                error_outcome(
+                    &Error::Usage {
+                        message: format!("internal error in {name}: {what}"),
+                    },
+                    None,
+                )
+            }
+        }
+    }
+
+    fn config(&mut self) -> Result<Config> {
+        let mut config = Config::load(self.root.clone(), self.explicit_config.as_deref())?;
+        if let Some(threads) = self.threads {
+            config.threads = threads;
+        }
+        if self.last_scope.as_ref() != Some(&config.scope) {
+            self.warm.forget_files();
+            self.last_scope = Some(config.scope.clone());
+        }
+        Ok(config)
+    }
+
+    fn dispatch(&mut self, name: &str, arguments: Value) -> Result<Value> {
+        let Some(name) = tools::all().iter().map(|t| t.name).find(|&t| t == name) else {
+            return Err(Error::Usage {
+                message: format!(
+                    "no tool named {name:?}; the tools are: {}",
+                    tools::all()
+                        .iter()
+                        .map(|t| t.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        };
+        let config = self.config()?;
+        self.warm.refresh();
+        let root = self.root.clone();
+        match name {
+            "discover" => {
+                let a: tools::Discover = args(name, arguments)?;
+                let narrow = page::Narrow {
+                    wave: a.wave,
+                    file: a.file.clone(),
+                };
+                if let Some(cursor) = &a.cursor {
+                    return self.continue_page(name, cursor, page::ListOf::Discover);
+                }
+                let options = app::discover::Options {
+                    paths: paths::confine_all(&root, &a.paths)?,
+                    all: a.all,
+                    staged: a.staged,
+                    base: a.base,
+                    only: a.only,
+                    exclude: a.exclude,
+                    allow_red: a.allow_red,
+                    no_metadata: a.no_metadata,
+                    debug: false,
+                    timings: a.timings,
+                    progress: crate::report::OnPhase::default(),
+                    cache: self.cache.clone(),
+                };
+                let answer = answer_json(app::discover::run(&config, &options))?;
+                Ok(self.first_page(name, answer, narrow, page::ListOf::Discover))
+            }
+            "analyze" => {
+                let a: tools::Analyze = args(name, arguments)?;
+                if let Some(cursor) = &a.cursor {
+                    return self.continue_page(name, cursor, page::ListOf::Key("results"));
+                }
+                let options = app::analyze::Options {
+                    files: paths::confine_all(&root, &a.files)?,
+                    from_metadata: a.from_metadata,
+                    force: a.force,
+                    timings: false,
+                };
+                let answer = answer_json(app::analyze::run(&config, &options))?;
+                Ok(self.first_page(
+                    name,
+                    answer,
+                    page::Narrow::default(),
+                    page::ListOf::Key("results"),
+                ))
+            }
+            "symbols" => {
+                let a: tools::Symbols = args(name, arguments)?;
+                if let Some(cursor) = &a.cursor {
+                    return self.continue_page(name, cursor, page::ListOf::Key("files"));
+                }
+                let mut inputs = paths::confine_all(&root, &a.paths)?;
+                if inputs.is_empty() {
+                    inputs.push(PathBuf::from("."));
+                }
+                let mut answer =
+                    answer_json(app::symbols::run_cached(&config, &inputs, &self.cache))?;
+                if let Some(name) = &a.name {
+                    answer = only_symbol(answer, name)?;
+                }
+                Ok(self.first_page(
+                    name,
+                    answer,
+                    page::Narrow::default(),
+                    page::ListOf::Key("files"),
+                ))
+            }
+            "references" => {
+                let a: tools::References = args(name, arguments)?;
+                if let Some(cursor) = &a.cursor {
+                    return self.continue_page(name, cursor, page::ListOf::Key("references"));
+                }
+                let target = references::Target::parse(&a.name)?;
+                let within: Vec<String> = paths::confine_all(&root, &a.paths)?
+                    .iter()
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .collect();
+                let scope = config.scope()?;
+                let found = self.cache.files(&root, &scope, config.threads);
+                let max = config.max_file_size;
+                let warm = Arc::clone(&self.warm);
+                let facts: Vec<Arc<crate::index::FileFacts>> =
+                    crate::index::in_pool(config.threads, || {
+                        found
+                            .files
+                            .par_iter()
+                            .map(|f| warm.shared_facts(f, max))
+                            .collect()
+                    });
+                let answer = references::find(&a.name, &target, &facts, &within);
+                let mut value = serde_json::to_value(&answer).unwrap_or(Value::Null);
+                if let Some(list) = value.get_mut("warnings").and_then(Value::as_array_mut) {
+                    list.extend(found.warnings.into_iter().map(Value::from));
+                }
+                Ok(self.first_page(
+                    name,
+                    value,
+                    page::Narrow::default(),
+                    page::ListOf::Key("references"),
+                ))
+            }
+            "test_config" => {
+                let a: tools::TestConfig = args(name, arguments)?;
+                let options = app::test_config::Options {
+                    metadata: paths::confine(&root, &a.metadata)?,
+                    project_type: a.project_type,
+                    low_confidence: a.low_confidence,
+                };
+                answer_json(app::test_config::run(&config, &options))
+            }
+            "skeleton" => {
+                let a: tools::Skeleton = args(name, arguments)?;
+                let options = app::skeleton::Options {
+                    metadata: paths::confine(&root, &a.metadata)?,
+                    mode: a.mode,
+                    stdout: a.stdout,
+                    spec: a
+                        .spec
+                        .as_deref()
+                        .map(|s| paths::confine(&root, s))
+                        .transpose()?,
+                    project_type: a.project_type,
+                    controllers_policy: a.controllers_policy,
+                    controllers_choice: a.controllers_choice,
+                    controllers_legacy: a.controllers_legacy,
+                    on_new_conflict: a.on_new_conflict,
+                    new_conflict: a.new_conflict,
+                    on_hand_written: a.on_hand_written,
+                    hand_written: a.hand_written,
+                    only: a.only,
+                    shared_examples_threshold: a.shared_examples_threshold,
+                };
+                answer_json(app::skeleton::run(&config, &options))
+            }
+            "outline" => {
+                let a: tools::Outline = args(name, arguments)?;
+                let options = app::outline::Options {
+                    spec: paths::confine(&root, &a.spec)?,
+                    only: a.only,
+                };
+                answer_json(app::outline::run(&config, &options))
+            }
+            "strip_markers" => {
+                let a: tools::StripMarkers = args(name, arguments)?;
+                let options = app::strip_markers::Options {
+                    spec: paths::confine(&root, &a.spec)?,
+                };
+                answer_json(app::strip_markers::run(&config, &options))
+            }
+            "validate" => {
+                let a: tools::Validate = args(name, arguments)?;
+                let options = app::validate::Options {
+                    files: paths::confine_all(&root, &a.files)?,
+                    stage: a.stage,
+                    yaml: a.yaml,
+                    // Standard input is the protocol's.
+                    stdin: false,
+                    strict: a.strict,
+                };
+                answer_json(app::validate::run(&config, &options))
+            }
+            "status" => {
+                let a: tools::Status = args(name, arguments)?;
+                if let Some(cursor) = &a.cursor {
+                    return self.continue_page(name, cursor, page::ListOf::Key("files"));
+                }
+                let options = app::status::Options {
+                    paths: paths::confine_all(&root, &a.paths)?,
+                };
+                let answer = answer_json(app::status::run(&config, &options))?;
+                Ok(self.first_page(
+                    name,
+                    answer,
+                    page::Narrow::default(),
+                    page::ListOf::Key("files"),
+                ))
+            }
+            _ => Err(Error::Usage {
+                message: format!("no tool named {name:?}"),
+            }),
+        }
+    }
+
+    /// The answer, or its first page (kept as the tool's snapshot for the next cursors).
+    fn first_page(
+        &mut self,
+        tool: &'static str,
+        answer: Value,
+        narrow: page::Narrow,
+        list: page::ListOf,
+    ) -> Value {
+        if !page::needs_paging(&answer, &narrow, 0, self.budget) {
+            self.snapshots.remove(tool);
+            return answer;
+        }
+        let snapshot = page::Snapshot {
+            id: self.next_snapshot,
+            answer,
+            narrow,
+        };
+        self.next_snapshot += 1;
+        let first = page::page(&snapshot, list, 0, self.budget);
+        self.snapshots.insert(tool, snapshot);
+        first
+    }
+
+    fn continue_page(&self, tool: &str, cursor: &str, list: page::ListOf) -> Result<Value> {
+        let (id, offset) = page::parse_cursor(cursor)?;
+        match self.snapshots.get(tool) {
+            Some(snapshot) if snapshot.id == id => Ok(page::page(snapshot, list, offset, self.budget)),
+            _ => Err(Error::Usage {
+                message: format!(
+                    "cursor {cursor:?} belongs to an answer this server no longer keeps (each tool keeps its last paged answer); call {tool} again without a cursor"
+                ),
+            }),
+        }
+    }
+}
+
+/// The error answer of the command line; a usage error (bad arguments) says what the
+/// tool's schema expects instead of pointing at `--help`.
+fn error_outcome(err: &Error, tool: Option<&str>) -> Outcome {
+    let mut value = serde_json::from_str::<Value>(&Answer::from_error(err).render(Format::Json))
+        .unwrap_or(Value::Null);
+    if let (Error::Usage { .. }, Some(map)) = (err, value.as_object_mut()) {
+        let schema = tool.and_then(|t| tools::all().into_iter().find(|x| x.name == t));
+        if let Some(tool) = schema {
+            map.insert("details".into(), Value::from(expected(&tool)));
+        }
+        map.insert(
+            "suggestion".into(),
+            Value::from("call again with arguments that match the tool's inputSchema (tools/list)"),
+        );
+    }
+    Outcome {
+        text: serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_string()),
+        is_error: true,
+    }
+}
+
+/// `discover takes: paths (array of string), all (boolean), ...; required: none`.
+fn expected(tool: &Tool) -> String {
+    let props = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, schema)| {
+                    let kind = match schema.get("enum").and_then(Value::as_array) {
+                        Some(names) => names
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join("|"),
+                        None => match schema.get("type").and_then(Value::as_str) {
+                            Some("array") => "array of string".to_string(),
+                            Some(other) => other.to_string(),
+                            None => "any".to_string(),
+                        },
+                    };
+                    format!("{name} ({kind})")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    let required: Vec<&str> = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    format!(
+        "{} takes: {props}; required: {}",
+        tool.name,
+        if required.is_empty() {
+            "none".to_string()
+        } else {
+            required.join(", ")
+        }
+    )
+}
+
+/// The arguments of `tool`, or a usage error quoting what the schema wants.
+fn args<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T> {
+    let arguments = match arguments {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        other => other,
+    };
+    serde_json::from_value(arguments).map_err(|e| Error::Usage {
+        message: format!("invalid arguments for {tool}: {e}"),
+    })
+}
+
+/// A command's answer as JSON, as `--format json` prints it (an error is an `Err`).
+fn answer_json(answer: Result<Answer>) -> Result<Value> {
+    let answer = answer?;
+    let text = answer.render(Format::Json);
+    serde_json::from_str(&text).map_err(|e| Error::Usage {
+        message: format!("internal error: the answer is not JSON: {e}"),
+    })
+}
+
+/// A `symbols` answer reduced to one class or method: the files that define it, each with
+/// that class (and its nested ones) or that method only.
+fn only_symbol(mut answer: Value, name: &str) -> Result<Value> {
+    let target = references::Target::parse(name)?;
+    let (class, method_id) = match &target {
+        references::Target::Constant(class) => (class.clone(), None),
+        references::Target::Method { class, name, kind } => (
+            class.clone(),
+            Some(crate::index::method_id(class, name, *kind)),
+        ),
+    };
+    let Some(files) = answer.get_mut("files").and_then(Value::as_array_mut) else {
+        return Ok(answer);
+    };
+    let nested = format!("{class}::");
+    for file in files.iter_mut() {
+        if let Some(classes) = file.get_mut("classes").and_then(Value::as_array_mut) {
+            classes.retain(|c| {
+                method_id.is_none()
+                    && c.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| n == class || n.starts_with(&nested))
+            });
+        }
+        if let Some(methods) = file.get_mut("methods").and_then(Value::as_array_mut) {
+            methods.retain(|m| {
+                let id = m.get("id").and_then(Value::as_str).unwrap_or("");
+                let owner = m.get("class_name").and_then(Value::as_str).unwrap_or("");
+                match &method_id {
+                    Some(wanted) => id == wanted,
+                    None => owner == class || owner.starts_with(&nested),
+                }
+            });
+        }
+    }
+    files.retain(|f| {
+        let has = |key: &str| {
+            f.get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|l| !l.is_empty())
+        };
+        has("classes") || has("methods")
+    });
+    let (classes, methods) = files.iter().fold((0, 0), |(c, m), f| {
+        let len = |key: &str| f.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+        (c + len("classes"), m + len("methods"))
+    });
+    let count = files.len();
+    if let Some(summary) = answer.get_mut("summary").and_then(Value::as_object_mut) {
+        summary.insert("files".into(), Value::from(count));
+        summary.insert("classes".into(), Value::from(classes));
+        summary.insert("methods".into(), Value::from(methods));
+    }
+    if count == 0 {
+        if let Some(warnings) = answer.get_mut("warnings").and_then(Value::as_array_mut) {
+            warnings.push(Value::from(format!(
+                "{name} is not defined in the files read"
+            )));
+        }
+    }
+    Ok(answer)
+}

@@ -1,0 +1,404 @@
+//! The tools: each one's name, one-line description, input schema and arguments. The
+//! arguments mirror the flags of the command the tool runs; paths are relative to the
+//! project root (absolute ones must lie inside it).
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::vocab::{
+    ConflictAction, ControllerLayout, ControllerPolicy, LegacySpec, ProjectType, SkeletonMode,
+    Stage, TestLevel,
+};
+
+/// One tool as `tools/list` shows it.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// The name a client calls.
+    pub name: &'static str,
+    /// One line an agent can choose from.
+    pub description: &'static str,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+}
+
+/// Every tool, in the order of the pipeline.
+pub fn all() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "discover",
+            description: "Plan what to test: changed Ruby methods (new/modified/unchanged), complexity zones, cross-class dependencies and test order in waves; writes discovery metadata (as `rspec-scout discover`). Large plans come in pages: narrow with wave/file, continue with cursor.",
+            input_schema: object(
+                &[
+                    ("paths", strings("Files or folders to plan (single mode); default: the files changed on the branch")),
+                    ("all", boolean("Select every method; without paths, plan every in-scope file")),
+                    ("staged", boolean("Plan the staged changes (the git index against HEAD)")),
+                    ("base", string("Base ref for branch mode (default: config `base`, origin/HEAD, main, master)")),
+                    ("only", strings("Keep selected only the methods whose id matches one of these globs (`Payment#*`)")),
+                    ("exclude", strings("Deselect the methods whose id matches one of these globs (`*#call`)")),
+                    ("allow_red", boolean("Proceed even when a red-zone file has only new methods")),
+                    ("no_metadata", boolean("Write no metadata files")),
+                    ("timings", boolean("Add how long each phase took")),
+                    ("wave", integer("Only the methods of this wave")),
+                    ("file", string("Only the methods of this file, or of the files under this folder")),
+                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
+                ],
+                &[],
+            ),
+        },
+        Tool {
+            name: "analyze",
+            description: "Per-method characteristics (the conditions that decide its outcome), side effects, dependencies and behaviors of Ruby files; writes code-analyzer metadata (as `rspec-scout analyze`).",
+            input_schema: object(
+                &[
+                    ("files", strings("Source files to analyze")),
+                    ("from_metadata", boolean("Analyze every source file that has discovery metadata")),
+                    ("force", boolean("Re-analyze even when the cached analysis is still valid")),
+                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
+                ],
+                &[],
+            ),
+        },
+        Tool {
+            name: "symbols",
+            description: "Classes, modules and methods (kind, visibility, line ranges) of Ruby files or of the whole project, or the definition of one class or method by name (as `rspec-scout symbols`).",
+            input_schema: object(
+                &[
+                    ("paths", strings("Files or folders (default: every in-scope file of the project)")),
+                    ("name", string("Only this class or module (`Billing::Invoice`) or method (`Payment#refund`, `Payment.for_period`)")),
+                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
+                ],
+                &[],
+            ),
+        },
+        Tool {
+            name: "references",
+            description: "Where a class or module, or a method of one, is used in the project: the methods that reference the constant, call the method, or hold it in a variable named after the class.",
+            input_schema: object(
+                &[
+                    ("name", string("A class or module (`Payment`, `Billing::Invoice`) or a method (`Payment#refund`, `Payment.for_period`)")),
+                    ("paths", strings("Only uses in these files or folders (default: the whole project)")),
+                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
+                ],
+                &["name"],
+            ),
+        },
+        Tool {
+            name: "test_config",
+            description: "Decide the test level, isolation and confidence of every method of a metadata file and write it back (as `rspec-scout test-config`).",
+            input_schema: object(
+                &[
+                    ("metadata", string("The metadata file, or its source file")),
+                    ("project_type", one_of("Project type (default: the pipeline config, else detected)", ProjectType::NAMES)),
+                    ("low_confidence", one_of("Test level for low-confidence methods (the answer to a needs_decision)", TestLevel::NAMES)),
+                ],
+                &["metadata"],
+            ),
+        },
+        Tool {
+            name: "skeleton",
+            description: "Turn analyzed metadata into an RSpec skeleton (describe/context/it with markers) and create or patch the spec file, or return the structure with stdout (as `rspec-scout skeleton`).",
+            input_schema: object(
+                &[
+                    ("metadata", string("The metadata file, or its source file")),
+                    ("mode", one_of("Structure to return with stdout", SkeletonMode::NAMES)),
+                    ("stdout", boolean("Return the structure instead of writing the spec file")),
+                    ("spec", string("Spec path (default: the metadata's spec_path)")),
+                    ("project_type", one_of("Project type (default: the pipeline config, else detected)", ProjectType::NAMES)),
+                    ("controllers_policy", one_of("Controller spec policy", ControllerPolicy::NAMES)),
+                    ("controllers_choice", one_of("Answer to a controller spec policy decision", ControllerLayout::NAMES)),
+                    ("controllers_legacy", one_of("What to do with a legacy controller spec", LegacySpec::NAMES)),
+                    ("on_new_conflict", one_of("Default for new methods whose block already exists", &["ask", "overwrite", "skip"])),
+                    ("new_conflict", strings("Per-method answers, METHOD_ID=overwrite|skip|beside")),
+                    ("on_hand_written", one_of("Default for methods whose block was written by a person", &["ask", "beside", "overwrite", "skip"])),
+                    ("hand_written", strings("Per-method answers for hand-written blocks, METHOD_ID=beside|overwrite|skip")),
+                    ("only", strings("Only these method ids")),
+                    ("shared_examples_threshold", integer("Move examples repeated this many times into shared_examples")),
+                ],
+                &["metadata"],
+            ),
+        },
+        Tool {
+            name: "outline",
+            description: "The describe/context/it outline of an existing spec file, per method block (as `rspec-scout outline`).",
+            input_schema: object(
+                &[
+                    ("spec", string("The spec file")),
+                    ("only", strings("Only these method ids")),
+                ],
+                &["spec"],
+            ),
+        },
+        Tool {
+            name: "strip_markers",
+            description: "Remove the `# rspec-testing:` marker lines from a finished spec file (as `rspec-scout strip-markers`).",
+            input_schema: object(&[("spec", string("The spec file"))], &["spec"]),
+        },
+        Tool {
+            name: "validate",
+            description: "Check metadata files for a pipeline stage with the pipeline validator's rules, or only that YAML files load (as `rspec-scout validate`).",
+            input_schema: object(
+                &[
+                    ("files", strings("Metadata files (YAML files with yaml)")),
+                    ("stage", one_of("The stage to check the files for", Stage::NAMES)),
+                    ("yaml", boolean("Only check that each file loads as the pipeline's YAML loader would")),
+                    ("strict", boolean("Also report, as errors, the rules the original validator never checked")),
+                ],
+                &["files"],
+            ),
+        },
+        Tool {
+            name: "status",
+            description: "Where each source file stands in the pipeline: stage markers set, errors, warnings, next stage, analysis cache valid or stale (as `rspec-scout status`).",
+            input_schema: object(
+                &[
+                    ("paths", strings("Source files or folders (default: every metadata file of the project)")),
+                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
+                ],
+                &[],
+            ),
+        },
+    ]
+}
+
+fn object(properties: &[(&str, Value)], required: &[&str]) -> Value {
+    let mut props = Map::new();
+    for (name, schema) in properties {
+        props.insert((*name).to_string(), schema.clone());
+    }
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+fn string(description: &str) -> Value {
+    json!({"type": "string", "description": description})
+}
+
+fn strings(description: &str) -> Value {
+    json!({"type": "array", "items": {"type": "string"}, "description": description})
+}
+
+fn boolean(description: &str) -> Value {
+    json!({"type": "boolean", "description": description})
+}
+
+fn integer(description: &str) -> Value {
+    json!({"type": "integer", "minimum": 0, "description": description})
+}
+
+fn one_of(description: &str, names: &[&str]) -> Value {
+    json!({"type": "string", "enum": names, "description": description})
+}
+
+/// `discover`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Discover {
+    pub(crate) paths: Vec<String>,
+    pub(crate) all: bool,
+    pub(crate) staged: bool,
+    pub(crate) base: Option<String>,
+    pub(crate) only: Vec<String>,
+    pub(crate) exclude: Vec<String>,
+    pub(crate) allow_red: bool,
+    pub(crate) no_metadata: bool,
+    pub(crate) timings: bool,
+    pub(crate) wave: Option<u64>,
+    pub(crate) file: Option<String>,
+    pub(crate) cursor: Option<String>,
+}
+
+/// `analyze`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Analyze {
+    pub(crate) files: Vec<String>,
+    pub(crate) from_metadata: bool,
+    pub(crate) force: bool,
+    pub(crate) cursor: Option<String>,
+}
+
+/// `symbols`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Symbols {
+    pub(crate) paths: Vec<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) cursor: Option<String>,
+}
+
+/// `references`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct References {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) paths: Vec<String>,
+    #[serde(default)]
+    pub(crate) cursor: Option<String>,
+}
+
+/// `test_config`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TestConfig {
+    pub(crate) metadata: String,
+    #[serde(default)]
+    pub(crate) project_type: Option<ProjectType>,
+    #[serde(default)]
+    pub(crate) low_confidence: Option<TestLevel>,
+}
+
+/// `skeleton`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Skeleton {
+    pub(crate) metadata: String,
+    #[serde(default)]
+    pub(crate) mode: Option<SkeletonMode>,
+    #[serde(default)]
+    pub(crate) stdout: bool,
+    #[serde(default)]
+    pub(crate) spec: Option<String>,
+    #[serde(default)]
+    pub(crate) project_type: Option<ProjectType>,
+    #[serde(default)]
+    pub(crate) controllers_policy: Option<ControllerPolicy>,
+    #[serde(default)]
+    pub(crate) controllers_choice: Option<ControllerLayout>,
+    #[serde(default)]
+    pub(crate) controllers_legacy: Option<LegacySpec>,
+    #[serde(default)]
+    pub(crate) on_new_conflict: Option<ConflictAction>,
+    #[serde(default)]
+    pub(crate) new_conflict: Vec<String>,
+    #[serde(default)]
+    pub(crate) on_hand_written: Option<ConflictAction>,
+    #[serde(default)]
+    pub(crate) hand_written: Vec<String>,
+    #[serde(default)]
+    pub(crate) only: Vec<String>,
+    #[serde(default)]
+    pub(crate) shared_examples_threshold: Option<usize>,
+}
+
+/// `outline`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Outline {
+    pub(crate) spec: String,
+    #[serde(default)]
+    pub(crate) only: Vec<String>,
+}
+
+/// `strip_markers`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StripMarkers {
+    pub(crate) spec: String,
+}
+
+/// `validate`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Validate {
+    pub(crate) files: Vec<String>,
+    #[serde(default)]
+    pub(crate) stage: Option<Stage>,
+    #[serde(default)]
+    pub(crate) yaml: bool,
+    #[serde(default)]
+    pub(crate) strict: bool,
+}
+
+/// `status`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Status {
+    pub(crate) paths: Vec<String>,
+    pub(crate) cursor: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An example value for a property, from its schema.
+    fn example(schema: &Value) -> Value {
+        if let Some(names) = schema.get("enum").and_then(Value::as_array) {
+            return names[0].clone();
+        }
+        match schema["type"].as_str().unwrap() {
+            "string" => json!("app/models/payment.rb"),
+            "array" => json!(["app/models/payment.rb"]),
+            "boolean" => json!(true),
+            "integer" => json!(2),
+            other => panic!("no example for {other}"),
+        }
+    }
+
+    fn parses(tool: &str, args: Value) -> Result<(), String> {
+        let r = match tool {
+            "discover" => serde_json::from_value::<Discover>(args).map(drop),
+            "analyze" => serde_json::from_value::<Analyze>(args).map(drop),
+            "symbols" => serde_json::from_value::<Symbols>(args).map(drop),
+            "references" => serde_json::from_value::<References>(args).map(drop),
+            "test_config" => serde_json::from_value::<TestConfig>(args).map(drop),
+            "skeleton" => serde_json::from_value::<Skeleton>(args).map(drop),
+            "outline" => serde_json::from_value::<Outline>(args).map(drop),
+            "strip_markers" => serde_json::from_value::<StripMarkers>(args).map(drop),
+            "validate" => serde_json::from_value::<Validate>(args).map(drop),
+            "status" => serde_json::from_value::<Status>(args).map(drop),
+            other => panic!("no arguments for {other}"),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_schema_property_is_an_argument_and_required_ones_are_required() {
+        let tools = all();
+        assert_eq!(tools.len(), 10);
+        for tool in &tools {
+            let schema = &tool.input_schema;
+            let props = schema["properties"].as_object().unwrap();
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap())
+                .collect();
+            // Every property at once, each with a value its schema allows.
+            let full: Map<String, Value> =
+                props.iter().map(|(k, v)| (k.clone(), example(v))).collect();
+            parses(tool.name, Value::Object(full.clone()))
+                .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+            // The required ones alone suffice; leaving one out fails.
+            let only_required: Map<String, Value> = full
+                .iter()
+                .filter(|(k, _)| required.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            parses(tool.name, Value::Object(only_required.clone()))
+                .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
+            for r in &required {
+                let mut missing = only_required.clone();
+                missing.remove(*r);
+                let err = parses(tool.name, Value::Object(missing)).unwrap_err();
+                assert_eq!(err, format!("missing field `{r}`"), "{}", tool.name);
+            }
+            // A property the schema does not list is refused.
+            let mut extra = only_required.clone();
+            extra.insert("colour".into(), json!(1));
+            let err = parses(tool.name, Value::Object(extra)).unwrap_err();
+            assert!(
+                err.starts_with("unknown field `colour`"),
+                "{}: {err}",
+                tool.name
+            );
+            assert!(!tool.description.contains('\n'), "{}", tool.name);
+        }
+    }
+}
