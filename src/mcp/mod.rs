@@ -331,6 +331,7 @@ impl Server {
                     hand_written: a.hand_written,
                     only: a.only,
                     shared_examples_threshold: a.shared_examples_threshold,
+                    placeholders: a.placeholders.unwrap_or_default(),
                 };
                 answer_json(app::skeleton::run(&config, &options))
             }
@@ -339,6 +340,7 @@ impl Server {
                 let options = app::outline::Options {
                     spec: paths::confine(&root, &a.spec)?,
                     only: a.only,
+                    view: a.view,
                 };
                 answer_json(app::outline::run(&config, &options))
             }

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::vocab::{
-    ConflictAction, ControllerLayout, ControllerPolicy, LegacySpec, ProjectType, SkeletonMode,
-    Stage, TestLevel,
+    ConflictAction, ControllerLayout, ControllerPolicy, LegacySpec, OutlineView, Placeholders,
+    ProjectType, SkeletonMode, Stage, TestLevel,
 };
 
 /// One tool as `tools/list` shows it.
@@ -113,6 +113,7 @@ pub fn all() -> Vec<Tool> {
                     ("hand_written", strings("Per-method answers for hand-written blocks, METHOD_ID=beside|overwrite|skip")),
                     ("only", strings("Only these method ids")),
                     ("shared_examples_threshold", integer("Move examples repeated this many times into shared_examples")),
+                    ("placeholders", one_of("How placeholders are written: pipeline (the contract's, for the spec-writer agent) or pending (Ruby that runs)", Placeholders::NAMES)),
                 ],
                 &["metadata"],
             ),
@@ -124,6 +125,7 @@ pub fn all() -> Vec<Tool> {
                 &[
                     ("spec", string("The spec file")),
                     ("only", strings("Only these method ids")),
+                    ("view", one_of("methods (the pipeline's outline per method block) or tree (every block with its line range); default: methods for a spec with markers, else tree", OutlineView::NAMES)),
                 ],
                 &["spec"],
             ),
@@ -283,6 +285,8 @@ pub(crate) struct Skeleton {
     pub(crate) only: Vec<String>,
     #[serde(default)]
     pub(crate) shared_examples_threshold: Option<usize>,
+    #[serde(default)]
+    pub(crate) placeholders: Option<Placeholders>,
 }
 
 /// `outline`.
@@ -292,6 +296,8 @@ pub(crate) struct Outline {
     pub(crate) spec: String,
     #[serde(default)]
     pub(crate) only: Vec<String>,
+    #[serde(default)]
+    pub(crate) view: Option<OutlineView>,
 }
 
 /// `strip_markers`.
