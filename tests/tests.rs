@@ -17,6 +17,7 @@ mod discover;
 mod outline;
 mod robustness;
 mod skeleton;
+mod slugs;
 mod status;
 mod strip_markers;
 mod symbols;

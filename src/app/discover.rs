@@ -202,11 +202,11 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // 4. Metadata (not on a stop: the pipeline halts there).
     let phase = Instant::now();
     let stopped = !plan.stopped.is_empty();
-    let slugs = metadata_slugs(&plan);
-    if !stopped && !options.no_metadata {
-        progress.phase("metadata", slugs.len());
-        write_metadata(config, &project_root, &plan, options.debug, &mut warnings)?;
+    let write = !stopped && !options.no_metadata;
+    if write {
+        progress.phase("metadata", plan.files.len());
     }
+    let slugs = place_metadata(config, &project_root, &plan, write, options.debug, &mut warnings)?;
     timings.metadata_ms = millis(phase);
     timings.total_ms = millis(started);
 
@@ -421,22 +421,6 @@ fn read_sources(
     Ok(sources)
 }
 
-/// Files that get a metadata file: those whose main class has at least one wave item.
-fn metadata_slugs(plan: &Plan) -> Vec<String> {
-    plan.files
-        .iter()
-        .filter(|f| has_main_items(f, plan))
-        .map(|f| naming::slug(f.path()))
-        .collect()
-}
-
-fn has_main_items(file: &discover::FilePlan, plan: &Plan) -> bool {
-    file.items
-        .iter()
-        .filter_map(|&i| plan.items.get(i))
-        .any(|item| Some(item.class_name()) == file.class_name.as_deref())
-}
-
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
     let class_name = file.class_name.clone()?;
     let methods_to_analyze: Vec<fields::MethodToAnalyze> = file
@@ -467,52 +451,166 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
         spec_path: file.spec_path.clone().unwrap_or_default(),
         methods_to_analyze,
         dependencies: file.dependencies(&plan.items),
+        slug: None,
     })
 }
 
-/// Writes every metadata file (in parallel, under the folder lock), keeping keys other
-/// stages wrote; when the source changed since the analysis, later stages' markers go.
-fn write_metadata(
+/// Where each planned file's metadata goes, written (in parallel, under the folder lock)
+/// when `write`: keys other stages wrote are kept; when the source changed since the
+/// analysis, later stages' markers go. Returns the slugs in plan order.
+///
+/// A file takes its contract slug unless another source holds it (a metadata file naming
+/// another `source_file`, or a file of this plan with the same slug): then the next of its
+/// [slug candidates](naming::slug_candidate), said in `warnings` and in the metadata's
+/// `slug`. Files of this plan that share a slug are settled in a fixed order (fewest
+/// folders, then path), so the same tree always gives the same slugs.
+fn place_metadata(
     config: &Config,
     project_root: &Path,
     plan: &Plan,
+    write: bool,
     debug: bool,
     warnings: &mut Vec<String>,
-) -> Result<()> {
-    let jobs: Vec<(metadata::Location, fields::Discovery, &discover::FilePlan)> = plan
+) -> Result<Vec<String>> {
+    let folder = config.metadata_dir(project_root);
+    let mut jobs: Vec<(fields::Discovery, &discover::FilePlan)> = plan
         .files
         .iter()
-        .filter_map(|f| {
-            let fields = discovery_fields(f, plan)?;
-            Some((config.locate_rel(project_root, f.path()), fields, f))
-        })
+        .filter_map(|f| Some((discovery_fields(f, plan)?, f)))
         .collect();
-    let Some((first, _, _)) = jobs.first() else {
-        return Ok(());
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let _lock = if write {
+        Some(metadata::lock_dir(&folder)?)
+    } else {
+        None
     };
-    let _lock = metadata::lock(&first.path)?;
-    let results: Vec<Result<Option<String>>> = index::in_pool(config.threads, || {
+    let mut shared: std::collections::HashMap<String, Vec<&str>> = Default::default();
+    for (_, file) in &jobs {
+        shared
+            .entry(naming::slug(file.path()))
+            .or_default()
+            .push(file.path());
+    }
+    // Most files: their contract slug is theirs, checked and written in one load.
+    let first: Vec<Result<Placed>> = index::in_pool(config.threads, || {
         jobs.par_iter()
-            .map(|(location, fields, file)| {
-                let note = write_one(location, fields)?;
-                if debug {
-                    write_debug(config, project_root, location, file, plan)?;
+            .map(|(fields, file)| {
+                let slug = naming::slug(file.path());
+                if shared.get(&slug).is_some_and(|files| files.len() > 1) {
+                    return Ok(Placed::Later);
                 }
-                Ok(note)
+                let location = metadata::location_at(project_root, &folder, file.path(), slug);
+                let loaded = metadata::load(&location.path);
+                if let metadata::Owner::Other(holder) = metadata::owner_of(&loaded, file.path()) {
+                    return Ok(Placed::Displaced(holder));
+                }
+                let note = if write {
+                    let note = write_one(&location, fields, loaded)?;
+                    if debug {
+                        write_debug(config, project_root, &location, file, plan)?;
+                    }
+                    note
+                } else {
+                    None
+                };
+                Ok(Placed::Here(location.slug, note))
             })
             .collect()
     });
-    for result in results {
-        if let Some(note) = result? {
-            warnings.push(note);
+    let mut slugs: Vec<Option<String>> = vec![None; jobs.len()];
+    let mut claimed: std::collections::HashSet<String> = Default::default();
+    let mut later: Vec<(usize, Option<String>)> = Vec::new();
+    for (i, placed) in first.into_iter().enumerate() {
+        match placed? {
+            Placed::Here(slug, note) => {
+                warnings.extend(note);
+                claimed.insert(slug.clone());
+                if let Some(s) = slugs.get_mut(i) {
+                    *s = Some(slug);
+                }
+            }
+            Placed::Displaced(holder) => later.push((i, Some(holder))),
+            Placed::Later => later.push((i, None)),
         }
     }
-    Ok(())
+    // The rest, one by one in a fixed order: files that share a slug with another file
+    // of this plan, and files whose slug another source's metadata holds.
+    later.sort_by_key(|(i, _)| {
+        jobs.get(*i)
+            .map(|(_, f)| (f.path().matches('/').count(), f.path().to_string()))
+    });
+    for (i, holder) in later {
+        let Some((fields, file)) = jobs.get_mut(i) else {
+            continue;
+        };
+        let contract = naming::slug(file.path());
+        let slug = metadata::resolve_slug(&folder, file.path(), |s| claimed.contains(s));
+        let location = metadata::location_at(project_root, &folder, file.path(), slug.clone());
+        if slug != contract {
+            // Who has the contract slug: the source its metadata names, else the other
+            // files of this plan that share it.
+            let holder = holder
+                .or_else(|| match metadata::owner(&folder.join(format!("{contract}.yml")), file.path()) {
+                    metadata::Owner::Other(source) => Some(source),
+                    _ => None,
+                })
+                .unwrap_or_else(|| {
+                    let others: Vec<&str> = shared
+                        .get(&contract)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|p| *p != file.path())
+                        .collect();
+                    others.join(", ")
+                });
+            warnings.push(format!(
+                "{} and {holder} share the slug {contract}: the metadata of {} is {} (slug {slug})",
+                file.path(),
+                file.path(),
+                naming_shown(project_root, &location.path),
+            ));
+            fields.slug = Some(slug.clone());
+        }
+        if write {
+            let loaded = metadata::load(&location.path);
+            warnings.extend(write_one(&location, fields, loaded)?);
+            if debug {
+                write_debug(config, project_root, &location, file, plan)?;
+            }
+        }
+        claimed.insert(slug.clone());
+        if let Some(s) = slugs.get_mut(i) {
+            *s = Some(slug);
+        }
+    }
+    Ok(slugs.into_iter().flatten().collect())
 }
 
-fn write_one(location: &metadata::Location, fields: &fields::Discovery) -> Result<Option<String>> {
+/// Where the first pass put a file.
+enum Placed {
+    /// At its contract slug (the slug, and a note for `warnings`).
+    Here(String, Option<String>),
+    /// Its contract slug's file names another source (that source).
+    Displaced(String),
+    /// Another file of the plan has the same contract slug.
+    Later,
+}
+
+/// A path as the answer shows it: relative to the project root when below it.
+fn naming_shown(project_root: &Path, path: &Path) -> String {
+    walk::relative_to(project_root, path).unwrap_or_else(|| path.display().to_string())
+}
+
+fn write_one(
+    location: &metadata::Location,
+    fields: &fields::Discovery,
+    loaded: Result<Option<Mapping>>,
+) -> Result<Option<String>> {
     let mut note = None;
-    let mut map = match metadata::load(&location.path) {
+    let mut map = match loaded {
         Ok(Some(map)) => map,
         Ok(None) => Mapping::new(),
         Err(Error::MetadataInvalid { reason, .. }) => {

@@ -55,15 +55,81 @@ pub fn locate(default_root: &Path, metadata_path: &str, source: &Path) -> Locati
     locate_rel(&project_root, metadata_path, &source_rel)
 }
 
-/// Locates the metadata of a source path already relative to `project_root`.
+/// Locates the metadata of a source path already relative to `project_root`: the first of
+/// its [slug candidates](crate::naming::slug_candidate) whose file names this source,
+/// else the first that no other source holds (see [`Owner`]). Two sources whose contract
+/// slugs collide thus never share a file.
 pub fn locate_rel(project_root: &Path, metadata_path: &str, source_rel: &str) -> Location {
-    let slug = crate::naming::slug(source_rel);
-    let path = dir(project_root, metadata_path).join(format!("{slug}.yml"));
+    let folder = dir(project_root, metadata_path);
+    let slug = resolve_slug(&folder, source_rel, |_| false);
+    location_at(project_root, &folder, source_rel, slug)
+}
+
+/// The slug of `source_rel` in the metadata folder `folder`: the candidate whose file
+/// names this source, else the first candidate that is free (or whose file names no
+/// source) and not `claimed` by another file of the same run.
+pub fn resolve_slug(folder: &Path, source_rel: &str, claimed: impl Fn(&str) -> bool) -> String {
+    let mut first_open: Option<String> = None;
+    let mut n = 0;
+    loop {
+        let slug = crate::naming::slug_candidate(source_rel, n);
+        let owner = owner(&folder.join(format!("{slug}.yml")), source_rel);
+        if owner == Owner::Mine {
+            return slug;
+        }
+        let open = matches!(owner, Owner::Free | Owner::Unknown) && !claimed(&slug);
+        // The first three candidates are always looked at (the file may live at a later
+        // one while an earlier one is free again); past them, the first free one ends it.
+        let done = n >= 2 && owner == Owner::Free && !claimed(&slug);
+        if open && first_open.is_none() {
+            first_open = Some(slug.clone());
+        }
+        if done {
+            return first_open.unwrap_or(slug);
+        }
+        n += 1;
+    }
+}
+
+/// The location of `source_rel` under the slug `slug`, in the metadata folder `folder`.
+pub fn location_at(project_root: &Path, folder: &Path, source_rel: &str, slug: String) -> Location {
     Location {
         project_root: project_root.to_path_buf(),
         source_rel: source_rel.to_string(),
+        path: folder.join(format!("{slug}.yml")),
         slug,
-        path,
+    }
+}
+
+/// Who a metadata file belongs to, as far as its `source_file` tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// No file: the slug is free.
+    Free,
+    /// Its `source_file` is the source asked about.
+    Mine,
+    /// It names another source: the slug is taken.
+    Other(String),
+    /// It does not load or names no source: taken by whoever claims it (its problem is
+    /// reported where it is read).
+    Unknown,
+}
+
+/// The owner of the metadata file at `path`, for `source_rel`.
+pub fn owner(path: &Path, source_rel: &str) -> Owner {
+    owner_of(&load(path), source_rel)
+}
+
+/// The owner of a loaded metadata file, for `source_rel`.
+pub fn owner_of(loaded: &Result<Option<Mapping>>, source_rel: &str) -> Owner {
+    match loaded {
+        Ok(None) => Owner::Free,
+        Ok(Some(map)) => match map.get("source_file").and_then(Value::as_str) {
+            Some(s) if s == source_rel => Owner::Mine,
+            Some(s) if !s.is_empty() => Owner::Other(s.to_string()),
+            _ => Owner::Unknown,
+        },
+        Err(_) => Owner::Unknown,
     }
 }
 
@@ -113,7 +179,12 @@ pub struct Lock {
 /// per folder, so a bulk write takes it once and no lock file is left per metadata file),
 /// creating the folder when needed. Blocks until another process releases it.
 pub fn lock(path: &Path) -> Result<Lock> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    lock_dir(path.parent().unwrap_or_else(|| Path::new(".")))
+}
+
+/// Takes the lock of the metadata folder `dir` (see [`lock`]), creating the folder when
+/// needed.
+pub fn lock_dir(dir: &Path) -> Result<Lock> {
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
     let lock_path = dir.join(".rspec-scout.lock");
     let file = std::fs::OpenOptions::new()
