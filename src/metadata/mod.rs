@@ -183,7 +183,7 @@ pub fn lock(path: &Path) -> Result<Lock> {
 }
 
 /// Takes the lock of the metadata folder `dir` (see [`lock`]), creating the folder when
-/// needed.
+/// needed. Temp files that runs killed mid-write left behind are removed once it is held.
 pub fn lock_dir(dir: &Path) -> Result<Lock> {
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
     let lock_path = dir.join(".rspec-scout.lock");
@@ -194,7 +194,47 @@ pub fn lock_dir(dir: &Path) -> Result<Lock> {
         .open(&lock_path)
         .map_err(|e| write_failed(&lock_path, &e))?;
     file.lock().map_err(|e| write_failed(&lock_path, &e))?;
+    remove_dead_temp_files(dir);
     Ok(Lock { _file: file })
+}
+
+/// Removes the temp files ([`write_text_atomic`]'s `.{name}.tmp.{pid}.{n}`) of processes
+/// that are gone: a run killed between writing its temp file and renaming it leaves one
+/// behind. Called with the folder's lock held, so no live writer of the folder is
+/// mid-write but this process (whose files are kept, as are those of any process that
+/// still runs).
+fn remove_dead_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let Some(pid) = temp_file_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        if pid != own && !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in a temp file name `.{name}.tmp.{pid}.{n}`.
+fn temp_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (head, n) = rest.rsplit_once('.')?;
+    let (head, pid) = head.rsplit_once('.')?;
+    if !head.ends_with(".tmp") || !n.bytes().all(|b| b.is_ascii_digit()) || n.is_empty() {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` runs. Where `/proc` cannot tell (not Linux), every other process
+/// counts as gone: every writer of a metadata folder holds its lock while it writes.
+fn process_alive(pid: u32) -> bool {
+    let proc_root = Path::new("/proc");
+    proc_root.join("self").exists() && proc_root.join(pid.to_string()).exists()
 }
 
 /// Writes `map` to `path` atomically: a temp file in the same folder, flushed to disk, then
@@ -279,6 +319,7 @@ pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        pause_before_rename();
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -286,6 +327,18 @@ pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         return Err(write_failed(path, &e));
     }
     Ok(())
+}
+
+/// Test builds only: `RSPEC_SCOUT_TEST_PAUSE_BEFORE_RENAME_MS` holds every atomic write
+/// between its temp file and the rename, so a test can kill the process there.
+fn pause_before_rename() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("RSPEC_SCOUT_TEST_PAUSE_BEFORE_RENAME_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
 }
 
 fn unique() -> u64 {
@@ -488,6 +541,24 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("directory"));
+    }
+
+    #[test]
+    fn temp_file_names_give_their_process() {
+        assert_eq!(
+            temp_file_pid(".app_helpers_application_helper.yml.tmp.6539.62"),
+            Some(6539)
+        );
+        for other in [
+            "app_models_a.yml",
+            ".rspec-scout.lock",
+            ".a.yml.tmp.x.1",
+            ".a.yml.tmp.1.",
+            ".a.yml.tmp.1.x",
+            "a.yml.tmp.1.2",
+        ] {
+            assert_eq!(temp_file_pid(other), None, "{other}");
+        }
     }
 
     #[test]
