@@ -168,7 +168,9 @@ impl Error {
                 // Only `discover` has --no-metadata; analyze, test-config and skeleton must write.
                 "make the metadata folder writable (`discover --no-metadata` only prints the plan)".to_string()
             }
-            Error::ConfigInvalid { .. } => "fix the config file; `rspec-scout --help` lists the keys".to_string(),
+            Error::ConfigInvalid { .. } => {
+                "fix that key in the config file; `rspec-scout --help` lists the keys (under --config) and README's Configuration section shows each with its type".to_string()
+            }
             Error::NothingToDo { .. } => {
                 "check that changed files are .rb files under app/ or lib/, or pass --all or a path".to_string()
             }
