@@ -307,12 +307,17 @@ impl Config {
             Some(p) => (p.to_path_buf(), true),
             None => (config.root.join(CONFIG_FILE), false),
         };
+        // Errors name the file as the user knows it: as given, or relative to the root.
+        let shown = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::from(CONFIG_FILE),
+        };
         match std::fs::read(&path) {
-            Ok(bytes) => config.apply_file(&path, &bytes)?,
+            Ok(bytes) => config.apply_file(&shown, &bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {}
             Err(e) => {
                 return Err(Error::ConfigInvalid {
-                    path,
+                    path: shown,
                     reason: e.to_string(),
                 })
             }

@@ -129,24 +129,43 @@ fn colliding_slugs_give_each_file_its_own_metadata() {
             ),
         ]
     );
-    for (source, class) in [(NESTED, "Mod::MailsController"), (FLAT, "ModMailsController")] {
+    for (source, class) in [
+        (NESTED, "Mod::MailsController"),
+        (FLAT, "ModMailsController"),
+    ] {
         let one = p.run(&["analyze", source]).expect_code(0).yaml();
         assert_eq!(one["cached"].as_bool(), Some(true), "{source}");
         assert_eq!(one["data"]["class_name"].as_str(), Some(class));
         let status = p.run(&["status", source]).expect_code(0).yaml();
         assert_eq!(status["files"][0]["class_name"].as_str(), Some(class));
-        assert_eq!(status["files"][0]["next_stage"].as_str(), Some("isolation_decider"));
+        assert_eq!(
+            status["files"][0]["next_stage"].as_str(),
+            Some("isolation_decider")
+        );
         let config = p
-            .run(&["test-config", source, "--project-type", "rails", "--low-confidence", "request"])
+            .run(&[
+                "test-config",
+                source,
+                "--project-type",
+                "rails",
+                "--low-confidence",
+                "request",
+            ])
             .expect_code(0);
         let config: serde_json::Value = serde_json::from_str(&config.stdout).unwrap();
         assert_eq!(config["status"], "success", "{source}");
-        let skeleton = p.run(&["skeleton", source, "--project-type", "rails"]).expect_code(0);
+        let skeleton = p
+            .run(&["skeleton", source, "--project-type", "rails"])
+            .expect_code(0);
         let skeleton: serde_json::Value = serde_json::from_str(&skeleton.stdout).unwrap();
         assert_eq!(skeleton["status"], "success", "{source}");
     }
-    assert!(p.read("spec/requests/mod/mails_spec.rb").contains("RSpec.describe Mod::MailsController"));
-    assert!(p.read("spec/requests/mod_mails_spec.rb").contains("RSpec.describe ModMailsController"));
+    assert!(p
+        .read("spec/requests/mod/mails_spec.rb")
+        .contains("RSpec.describe Mod::MailsController"));
+    assert!(p
+        .read("spec/requests/mod_mails_spec.rb")
+        .contains("RSpec.describe ModMailsController"));
 
     // The same tree gives the same slugs again, and no new file.
     let again = p

@@ -13,7 +13,9 @@ mod util;
 mod synth;
 
 mod analyze;
+mod answers;
 mod discover;
+mod messages;
 mod outline;
 mod robustness;
 mod skeleton;

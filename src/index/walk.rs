@@ -128,8 +128,52 @@ pub fn absolute(path: &Path) -> PathBuf {
     })
 }
 
-/// Collects the files named by `inputs`: files as given (any extension: the caller asked
-/// for them), folders walked for in-scope `.rb` files.
+/// Whether a file named explicitly is Ruby source: `.rb` and the other extensions Ruby
+/// code is kept in (`.rake`, `.gemspec`, `.ru`, `.builder`, `.jbuilder`, `.thor`), the
+/// files Ruby tools read by name (`Gemfile`, `Rakefile`, ...), and files without an
+/// extension whose first line is a Ruby shebang (`bin/rails`). Templates (`.erb`) are not.
+pub fn is_ruby_file(path: &Path) -> bool {
+    const EXTENSIONS: &[&str] = &["rb", "rake", "gemspec", "ru", "builder", "jbuilder", "thor"];
+    const NAMES: &[&str] = &[
+        "Gemfile",
+        "Rakefile",
+        "Guardfile",
+        "Capfile",
+        "Vagrantfile",
+        "Brewfile",
+        "Podfile",
+        "Fastfile",
+        "Dangerfile",
+        "Thorfile",
+        "Steepfile",
+        "Berksfile",
+    ];
+    if let Some(ext) = path.extension() {
+        return EXTENSIONS.iter().any(|e| ext == *e);
+    }
+    if path
+        .file_name()
+        .is_some_and(|n| NAMES.iter().any(|name| n == *name))
+    {
+        return true;
+    }
+    // No extension: a script, when its shebang says Ruby.
+    let mut head = [0u8; 128];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let first_line = head
+        .get(..read)
+        .unwrap_or_default()
+        .split(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    first_line.starts_with(b"#!") && memchr::memmem::find(first_line, b"ruby").is_some()
+}
+
+/// Collects the files named by `inputs`: Ruby files as given (in scope or not: the caller
+/// asked for them; a file that is not Ruby is an error), folders walked for in-scope `.rb`
+/// files.
 pub fn collect(root: &Path, inputs: &[PathBuf], scope: &Scope, threads: usize) -> Result<Found> {
     let mut found = Found::default();
     for input in inputs {
@@ -145,6 +189,10 @@ pub fn collect(root: &Path, inputs: &[PathBuf], scope: &Scope, threads: usize) -
         let abs = absolute(input);
         if meta.is_dir() {
             walk_dir(root, &abs, scope, threads, &mut found);
+        } else if !is_ruby_file(input) {
+            return Err(Error::NotRuby {
+                path: input.clone(),
+            });
         } else {
             let rel =
                 relative_to(root, &abs).unwrap_or_else(|| input.to_string_lossy().into_owned());
@@ -240,6 +288,34 @@ fn walk_error_text(err: &ignore::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ruby_files_by_extension_name_and_shebang() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        for yes in [
+            write("a.rb", ""),
+            write("tasks.rake", ""),
+            write("x.gemspec", ""),
+            write("Gemfile", ""),
+            write("rails", "#!/usr/bin/env ruby\nputs 1\n"),
+        ] {
+            assert!(is_ruby_file(&yes), "{}", yes.display());
+        }
+        for no in [
+            write("README.rdoc", "= Title\n"),
+            write("show.html.erb", "<%= 1 %>\n"),
+            write("logo.png", "\u{89}PNG"),
+            write("setup", "#!/bin/sh\necho ruby\n"),
+            write("NOTES", "ruby\n"),
+        ] {
+            assert!(!is_ruby_file(&no), "{}", no.display());
+        }
+    }
 
     #[test]
     fn default_scope_matches_the_product_rules() {

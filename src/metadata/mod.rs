@@ -7,6 +7,7 @@
 //! interleave a read-modify-write), keeping keys it does not know in their order.
 
 pub mod fields;
+pub mod plan;
 pub mod validate;
 
 use std::io::Write;
@@ -339,6 +340,35 @@ fn pause_before_rename() {
     {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+}
+
+/// Writes a file atomically (see [`write_atomic`]) from what `write` streams into it,
+/// under the lock of its folder; returns what `write` returned.
+pub fn write_stream_atomic<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<T>,
+) -> Result<T> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let _lock = lock_dir(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        let value = write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        pause_before_rename();
+        std::fs::rename(&tmp, path)?;
+        Ok(value)
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        write_failed(path, &e)
+    })
 }
 
 fn unique() -> u64 {
