@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::analyze::SideEffectRule;
 use crate::discover::zones::ZoneThresholds;
 use crate::error::{Error, Result};
-use crate::index::walk::{Scope, ScopeRules};
+use crate::index::walk::{self, Scope, ScopeRules};
 use crate::index::DEFAULT_MAX_FILE_SIZE;
 use crate::metadata::{self, Location};
 use crate::vocab::SideEffectKind;
@@ -267,6 +267,9 @@ pub struct Config {
     pub rspec_helper: Option<String>,
     /// `rails.controllers.spec_policy`: `request|controller|ask`.
     pub controllers_spec_policy: Option<String>,
+    /// Whether folders that are gems or engines count as roots of their own `app/` and
+    /// `lib/` (the default scope; not when `include:` is set).
+    pub detect_components: bool,
     /// Answers larger than this many bytes are printed compact, the full answer written
     /// to a file (`--answer auto`).
     pub answer_limit: usize,
@@ -295,6 +298,7 @@ impl Config {
             rspec_helper: None,
             controllers_spec_policy: None,
             answer_limit: DEFAULT_ANSWER_LIMIT,
+            detect_components: true,
             warnings: Vec::new(),
         }
     }
@@ -366,6 +370,7 @@ impl Config {
         let file = FileConfig::read(&value).map_err(invalid)?;
         if let Some(include) = file.include {
             self.scope.include = include;
+            self.detect_components = false;
         }
         if let Some(exclude) = file.exclude {
             self.scope.exclude = exclude;
@@ -430,12 +435,41 @@ impl Config {
     }
 
     /// The include/exclude globs, compiled; a glob that does not compile is a config
-    /// error.
+    /// error. With the default globs, folders that are gems or engines of their own (a
+    /// `*.gemspec`, or `app/`/`lib/` beside a `config/routes.rb`) count as roots of their
+    /// own `app/` and `lib/` ([`walk::component_roots`]).
     pub fn scope(&self) -> Result<Scope> {
-        Scope::new(&self.scope).map_err(|reason| Error::ConfigInvalid {
+        let invalid = |reason| Error::ConfigInvalid {
             path: PathBuf::from(CONFIG_FILE),
             reason,
-        })
+        };
+        let scope = Scope::new(&self.scope).map_err(invalid)?;
+        if !self.detect_components {
+            return Ok(scope);
+        }
+        let components = walk::component_roots(&self.root, &scope);
+        if components.is_empty() {
+            return Ok(scope);
+        }
+        let mut rules = self.scope.clone();
+        for dir in &components {
+            rules.add_component(dir);
+        }
+        Scope::new(&rules).map_err(invalid)
+    }
+
+    /// The globs a walk searched (for the message when it finds nothing): the include
+    /// globs and those of the component roots found.
+    pub fn searched_globs(&self) -> Vec<String> {
+        let mut rules = self.scope.clone();
+        if self.detect_components {
+            if let Ok(scope) = Scope::new(&self.scope) {
+                for dir in walk::component_roots(&self.root, &scope) {
+                    rules.add_component(&dir);
+                }
+            }
+        }
+        rules.include
     }
 }
 

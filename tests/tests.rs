@@ -15,6 +15,7 @@ mod synth;
 mod analyze;
 mod answers;
 mod discover;
+mod layouts;
 mod messages;
 mod outline;
 mod robustness;

@@ -122,7 +122,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     };
     timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
     if candidates.is_empty() {
-        return Err(nothing_found(mode, base.as_ref()));
+        return Err(nothing_found(config, mode, base.as_ref(), &scope));
     }
 
     // 2. Read and parse every version once, in parallel.
@@ -434,8 +434,10 @@ fn stop_line(plan: &Plan, zones: &ZoneThresholds, options: &Options) -> String {
     )
 }
 
-/// The error when no file is in scope.
-fn nothing_found(mode: Mode, base: Option<&Base>) -> Error {
+/// The error when no file is in scope: in branch and staged mode nothing changed; in all
+/// and single mode the globs searched, and the `include:` line that would find the Ruby
+/// files that are there.
+fn nothing_found(config: &Config, mode: Mode, base: Option<&Base>, scope: &walk::Scope) -> Error {
     let message = "No testable Ruby files found".to_string();
     match mode {
         Mode::Branch | Mode::Staged => Error::NothingToDo {
@@ -449,11 +451,33 @@ fn nothing_found(mode: Mode, base: Option<&Base>) -> Error {
             },
             hint: None,
         },
-        Mode::Single | Mode::All => Error::NothingToDo {
-            message,
-            details: "no in-scope Ruby file under the given paths".to_string(),
-            hint: None,
-        },
+        Mode::Single | Mode::All => {
+            let searched = config.searched_globs().join(", ");
+            let folders = walk::ruby_folders(&config.root, scope, 5);
+            let hint = if folders.is_empty() {
+                "no .rb file outside the excluded folders here: check --root".to_string()
+            } else {
+                let found: Vec<String> = folders
+                    .iter()
+                    .map(|(dir, n)| format!("{dir}/ ({n})"))
+                    .collect();
+                let globs: Vec<String> = folders
+                    .iter()
+                    .map(|(dir, _)| format!("\"{dir}/**/*.rb\""))
+                    .collect();
+                format!(
+                    "Ruby files are under {}: add `include: [{}]` to {}",
+                    found.join(", "),
+                    globs.join(", "),
+                    crate::config::CONFIG_FILE
+                )
+            };
+            Error::NothingToDo {
+                message,
+                details: format!("no Ruby file matches the globs searched: {searched}"),
+                hint: Some(hint),
+            }
+        }
     }
 }
 

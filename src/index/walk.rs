@@ -46,6 +46,119 @@ impl Default for ScopeRules {
     }
 }
 
+/// The folders below a component root that hold no code to plan.
+const NOT_CODE: &[&str] = &[
+    "spec",
+    "test",
+    "db/migrate",
+    "config",
+    "bin",
+    "script",
+    "vendor",
+    "node_modules",
+    "tmp",
+];
+
+impl ScopeRules {
+    /// Adds a folder that is a gem or engine of its own (`activerecord`, `core`): its
+    /// `app/` and `lib/` are in scope, its tests and configuration are not.
+    pub fn add_component(&mut self, dir: &str) {
+        let dir = globset::escape(dir);
+        self.include.push(format!("{dir}/app/**/*.rb"));
+        self.include.push(format!("{dir}/lib/**/*.rb"));
+        for not_code in NOT_CODE {
+            self.exclude.push(format!("{dir}/{not_code}/**"));
+        }
+    }
+}
+
+/// Folders below `root` that are gems or engines of their own: a `*.gemspec` two folders
+/// deep at most (`activerecord/activerecord.gemspec`, `gems/pay/pay.gemspec`), or a
+/// `config/routes.rb` three deep at most beside their own `app/` or `lib/`
+/// (`core/config/routes.rb`). Folders the scope excludes are not looked into; the root
+/// itself is not one (its `app/` and `lib/` are in the default scope). Sorted.
+pub fn component_roots(root: &Path, scope: &Scope) -> Vec<String> {
+    let root_buf = root.to_path_buf();
+    let dir_scope = scope.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .ignore(false)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .parents(true)
+        .follow_links(false)
+        .max_depth(Some(4))
+        .filter_entry(move |entry| {
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                if let Some(rel) = relative_to(&root_buf, entry.path()) {
+                    // `config` is excluded, but a component's `config/routes.rb` tells it is one.
+                    return !dir_scope.excludes_dir(&rel) || rel.ends_with("config");
+                }
+            }
+            true
+        })
+        .build();
+    let mut roots = std::collections::BTreeSet::new();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative_to(root, entry.path()) else {
+            continue;
+        };
+        let depth = rel.matches('/').count() + 1;
+        let component = if rel.ends_with(".gemspec") && depth <= 3 {
+            rel.rsplit_once('/').map(|(dir, _)| dir.to_string())
+        } else if let Some(dir) = rel.strip_suffix("/config/routes.rb") {
+            let has_code =
+                root.join(dir).join("app").is_dir() || root.join(dir).join("lib").is_dir();
+            has_code.then(|| dir.to_string())
+        } else {
+            None
+        };
+        if let Some(dir) = component.filter(|d| !d.starts_with("app/") && !d.starts_with("lib/")) {
+            if !scope.excludes_dir(&dir) {
+                roots.insert(dir);
+            }
+        }
+    }
+    roots.into_iter().collect()
+}
+
+/// Where Ruby files out of scope are, to say which `include:` line would find them: each
+/// top folder (two levels for a folder of many projects such as `gems/x`) holding `.rb`
+/// files no exclude glob leaves out, with its count, most first (at most `limit`).
+pub fn ruby_folders(root: &Path, scope: &Scope, limit: usize) -> Vec<(String, usize)> {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .ignore(false)
+        .git_ignore(true)
+        .follow_links(false)
+        .build();
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative_to(root, entry.path()) else {
+            continue;
+        };
+        if !rel.ends_with(".rb") || scope.exclude.is_match(&rel) {
+            continue;
+        }
+        let top = match rel.split_once('/') {
+            Some((top, _)) => top.to_string(),
+            None => continue,
+        };
+        *counts.entry(top).or_default() += 1;
+    }
+    let mut folders: Vec<(String, usize)> = counts.into_iter().collect();
+    folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    folders.truncate(limit);
+    folders
+}
+
 /// Compiled include/exclude globs.
 #[derive(Debug, Clone)]
 pub struct Scope {
@@ -68,7 +181,7 @@ impl Scope {
     }
 
     /// Whether a whole folder is excluded (so the walk need not enter it).
-    fn excludes_dir(&self, rel_dir: &str) -> bool {
+    pub fn excludes_dir(&self, rel_dir: &str) -> bool {
         !rel_dir.is_empty() && self.exclude.is_match(format!("{rel_dir}/x.rb"))
     }
 }
