@@ -762,6 +762,16 @@ fn place_metadata(
                     return Ok(Placed::Later);
                 }
                 let location = metadata::location_at(project_root, &folder, file.path(), slug);
+                // Written: loaded once, for its owner and its keys. Not written: only its
+                // owner is needed.
+                if !write {
+                    if let metadata::Owner::Other(holder) =
+                        metadata::owner(&location.path, file.path())
+                    {
+                        return Ok(Placed::Displaced(holder));
+                    }
+                    return Ok(Placed::Here(location.slug, None));
+                }
                 let loaded = metadata::load(&location.path);
                 if let metadata::Owner::Other(holder) = metadata::owner_of(&loaded, file.path()) {
                     return Ok(Placed::Displaced(holder));

@@ -116,9 +116,40 @@ pub enum Owner {
     Unknown,
 }
 
-/// The owner of the metadata file at `path`, for `source_rel`.
+/// The owner of the metadata file at `path`, for `source_rel`. A top-level
+/// `source_file: plain/path.rb` line is read without loading the whole file (locating
+/// metadata reads one per file, `discover --no-metadata` one per file planned); any other
+/// form of the key goes through [`load`].
 pub fn owner(path: &Path, source_rel: &str) -> Owner {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Owner::Free,
+        Err(_) => return Owner::Unknown,
+    };
+    if let Some(source) = plain_source_file(&bytes) {
+        return if source == source_rel.as_bytes() {
+            Owner::Mine
+        } else {
+            Owner::Other(String::from_utf8_lossy(source).into_owned())
+        };
+    }
     owner_of(&load(path), source_rel)
+}
+
+/// The value of a top-level `source_file:` line when it is a plain path (no quotes, no
+/// comment, nothing YAML would read otherwise).
+fn plain_source_file(bytes: &[u8]) -> Option<&[u8]> {
+    let line = bytes
+        .split(|&b| b == b'\n')
+        .find_map(|line| line.strip_prefix(b"source_file:"))?;
+    let value = line.trim_ascii();
+    let plain = !value.is_empty()
+        && value
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@".contains(b))
+        && !value.starts_with(b"-")
+        && !value.starts_with(b".");
+    plain.then_some(value)
 }
 
 /// The owner of a loaded metadata file, for `source_rel`.
@@ -571,6 +602,36 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("directory"));
+    }
+
+    #[test]
+    fn the_owner_is_read_from_a_plain_source_file_line_or_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yml");
+        let owner_with = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            owner(&path, "app/models/a.rb")
+        };
+        assert_eq!(owner(&dir.path().join("none.yml"), "x"), Owner::Free);
+        assert_eq!(owner_with("source_file: app/models/a.rb\n"), Owner::Mine);
+        assert_eq!(
+            owner_with("slug: s\nsource_file: app/models/b.rb\r\nclass_name: B\n"),
+            Owner::Other("app/models/b.rb".to_string())
+        );
+        // Quoted, commented or nested: the whole file is loaded.
+        assert_eq!(
+            owner_with("source_file: \"app/models/a.rb\"\n"),
+            Owner::Mine
+        );
+        assert_eq!(
+            owner_with("source_file: app/models/a.rb # x\n"),
+            Owner::Mine
+        );
+        assert_eq!(
+            owner_with("x:\n  source_file: app/models/b.rb\n"),
+            Owner::Unknown
+        );
+        assert_eq!(owner_with("a: &x 1\nb: *x\n"), Owner::Unknown);
     }
 
     #[test]
