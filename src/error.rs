@@ -12,6 +12,12 @@ pub enum Error {
         /// The missing path as given.
         path: PathBuf,
     },
+    /// A file named explicitly is not Ruby source.
+    #[error("not a Ruby source file: {path}")]
+    NotRuby {
+        /// The file as given.
+        path: PathBuf,
+    },
     /// A file or folder could not be read.
     #[error("cannot read {path}: {reason}")]
     Unreadable {
@@ -77,6 +83,8 @@ pub enum Error {
         message: String,
         /// More detail.
         details: String,
+        /// What to do, when the general advice does not fit.
+        hint: Option<String>,
     },
     /// A spec file cannot be read or patched.
     #[error("{message}")]
@@ -108,6 +116,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::SourceNotFound { .. } => "SOURCE_NOT_FOUND",
+            Error::NotRuby { .. } => "NOT_RUBY_SOURCE",
             Error::Unreadable { .. } => "UNREADABLE",
             Error::NotAGitRepository { .. } => "NOT_A_GIT_REPOSITORY",
             Error::BadBaseRef { .. } => "BAD_BASE_REF",
@@ -132,6 +141,10 @@ impl Error {
     pub fn details(&self) -> String {
         match self {
             Error::SourceNotFound { path } => format!("{} does not exist", path.display()),
+            Error::NotRuby { path } => format!(
+                "{} is not Ruby: rspec-scout reads .rb files (and .rake, .gemspec, .ru, Gemfile, Rakefile, Ruby scripts)",
+                path.display()
+            ),
             Error::Unreadable { reason, .. } | Error::WriteFailed { reason, .. } => reason.clone(),
             Error::NotAGitRepository { path } => {
                 format!("no .git directory in {} or any parent", path.display())
@@ -154,6 +167,9 @@ impl Error {
     pub fn suggestion(&self) -> String {
         match self {
             Error::SourceNotFound { .. } => "check the path; paths are relative to the current directory".to_string(),
+            Error::NotRuby { .. } => {
+                "name Ruby files, or a folder (its in-scope .rb files are read and the rest left out)".to_string()
+            }
             // Files read but refused (binary, too large, not a regular file): permissions are
             // not the problem, so say what is.
             Error::Unreadable { reason, .. } if reason.starts_with("binary file") => {
@@ -181,7 +197,10 @@ impl Error {
                 // Only `discover` has --no-metadata; analyze, test-config and skeleton must write.
                 "make the metadata folder writable (`discover --no-metadata` only prints the plan)".to_string()
             }
-            Error::ConfigInvalid { .. } => "fix the config file; `rspec-scout --help` lists the keys".to_string(),
+            Error::ConfigInvalid { .. } => {
+                "fix that key in the config file; `rspec-scout --help` lists the keys (under --config) and README's Configuration section shows each with its type".to_string()
+            }
+            Error::NothingToDo { hint: Some(hint), .. } => hint.clone(),
             Error::NothingToDo { .. } => {
                 "check that changed files are .rb files under app/ or lib/, or pass --all or a path".to_string()
             }

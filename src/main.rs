@@ -1,6 +1,7 @@
 //! The `rspec-scout` binary: parse arguments, call the library, print the answer, exit.
 
 mod cli;
+mod progress;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,10 +12,10 @@ use clap::Parser;
 use rspec_scout::app;
 use rspec_scout::config::Config;
 use rspec_scout::git::root_of as git_root_of;
-use rspec_scout::report::{Answer, Format, OnPhase, Progress};
+use rspec_scout::report::{Answer, AnswerSize, Format, OnPhase, Progress};
 use rspec_scout::Error;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, Common, Long, Output};
 
 /// mimalloc: discovery and analysis make millions of small allocations (names, lists) on
 /// parallel threads, where glibc's malloc costs a third of `discover --all`'s time.
@@ -23,15 +24,21 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.command, Command::Mcp) {
-        return serve_mcp(&cli);
+    if let Command::Mcp(a) = &cli.command {
+        return serve_mcp(&cli, a);
     }
-    let format = cli.format.unwrap_or_else(|| default_format(&cli.command));
-    let answer = match run(&cli) {
+    let opts = Opts::of(&cli);
+    let format = opts.format.unwrap_or_else(|| default_format(&cli.command));
+    let printer = progress::Printer::new(opts.progress, opts.quiet);
+    let on_phase = printer.on_phase();
+    let answer = match run(&cli, &opts, &on_phase) {
         Ok(answer) => answer,
         Err(err) => Answer::from_error(&err),
     };
-    emit(&answer, format, cli.quiet);
+    printer.clear();
+    let writing = on_phase.start("answer", 0);
+    emit(&answer, format, opts.quiet);
+    writing.finish();
     let code = ExitCode::from(answer.exit_code);
     // Everything is written; the process ends here and the OS takes the memory back.
     // Freeing a large plan allocation by allocation took a second on 50k files.
@@ -39,27 +46,88 @@ fn main() -> ExitCode {
     code
 }
 
+/// The options of a run: the command's own, else those given before its name.
+struct Opts {
+    root: Option<PathBuf>,
+    format: Option<Format>,
+    config: Option<PathBuf>,
+    quiet: bool,
+    progress: Progress,
+    threads: Option<usize>,
+    answer: AnswerSize,
+}
+
+impl Opts {
+    fn of(cli: &Cli) -> Self {
+        let none = Common::default();
+        let (common, output, long): (&Common, Option<&Output>, Long) = match &cli.command {
+            Command::Discover(a) => (&a.common, None, a.long.clone()),
+            Command::Analyze(a) => (&a.common, None, a.long.clone()),
+            Command::Status(a) => (&a.common, None, a.long.clone()),
+            Command::Symbols(a) => (
+                &a.common,
+                None,
+                Long {
+                    threads: a.threads,
+                    ..Long::default()
+                },
+            ),
+            Command::Skeleton(a) => (
+                &a.common,
+                None,
+                Long {
+                    progress: a.progress,
+                    answer: a.answer,
+                    threads: None,
+                },
+            ),
+            Command::TestConfig(a) => (&a.common, None, Long::default()),
+            Command::Validate(a) => (&a.common, None, Long::default()),
+            Command::Prune(a) => (&a.common, None, Long::default()),
+            Command::Outline(a) => (&none, Some(&a.output), Long::default()),
+            Command::StripMarkers(a) => (&none, Some(&a.output), Long::default()),
+            // Served apart (serve_mcp), with its own options.
+            Command::Mcp(_) => (&none, None, Long::default()),
+        };
+        let top = &cli.top;
+        Opts {
+            root: common.root.clone().or_else(|| top.root.clone()),
+            format: output
+                .and_then(|o| o.format)
+                .or(common.format)
+                .or(top.format),
+            config: common.config.clone().or_else(|| top.config.clone()),
+            quiet: common.quiet || output.is_some_and(|o| o.quiet) || top.quiet,
+            progress: long.progress.or(top.progress).unwrap_or_default(),
+            threads: long.threads.or(top.threads),
+            answer: long.answer.or(top.answer).unwrap_or(AnswerSize::Auto),
+        }
+    }
+}
+
 /// The commands that replace a pipeline script print what the script printed.
 fn default_format(command: &Command) -> Format {
     match command {
-        Command::Validate(_) | Command::Outline { .. } | Command::StripMarkers { .. } => {
-            Format::Text
-        }
+        Command::Validate(_) | Command::Outline(_) | Command::StripMarkers(_) => Format::Text,
         Command::Skeleton(args) if args.stdout => Format::Text,
         Command::TestConfig(_) | Command::Skeleton(_) => Format::Json,
         _ => Format::Yaml,
     }
 }
 
-fn run(cli: &Cli) -> Result<Answer, Error> {
-    let root = resolve_root(cli.root.as_deref())?;
-    let mut config = Config::load(root, cli.config.as_deref())?;
-    if let Some(threads) = cli.threads {
+fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
+    let root = resolve_root(opts.root.as_deref())?;
+    let mut config = match &cli.command {
+        // These read one spec file named relative to the current directory: no settings.
+        Command::Outline(_) | Command::StripMarkers(_) => Config::defaults(root),
+        _ => Config::load(root, opts.config.as_deref())?,
+    };
+    if let Some(threads) = opts.threads {
         config.threads = threads;
     }
-    let progress = cli.progress;
+    let answer = opts.answer;
     match &cli.command {
-        Command::Symbols { paths } => app::symbols::run(&config, paths),
+        Command::Symbols(a) => app::symbols::run(&config, &a.paths),
         Command::Discover(a) => app::discover::run(
             &config,
             &app::discover::Options {
@@ -73,11 +141,10 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 no_metadata: a.no_metadata,
                 debug: a.debug,
                 timings: a.timings,
-                progress: if cli.quiet {
-                    OnPhase::default()
-                } else {
-                    on_phase(progress)
-                },
+                progress: progress.clone(),
+                answer,
+                wave: a.wave,
+                file: a.file.clone(),
                 cache: app::Cache::default(),
             },
         ),
@@ -86,8 +153,11 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
             &app::analyze::Options {
                 files: a.files.clone(),
                 from_metadata: a.from_metadata,
+                all_metadata: a.all_metadata,
                 force: a.force,
                 timings: a.timings,
+                progress: progress.clone(),
+                answer,
             },
         ),
         Command::TestConfig(a) => app::test_config::run(
@@ -101,7 +171,12 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
         Command::Skeleton(a) => app::skeleton::run(
             &config,
             &app::skeleton::Options {
-                metadata: a.metadata.clone(),
+                metadata: a.metadata.clone().unwrap_or_default(),
+                batch: match (&a.metadata, a.all_metadata) {
+                    (Some(_), _) => None,
+                    (None, false) => Some(app::skeleton::Batch::Plan),
+                    (None, true) => Some(app::skeleton::Batch::AllMetadata),
+                },
                 mode: a.mode,
                 stdout: a.stdout,
                 spec: a.spec.clone(),
@@ -116,19 +191,24 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 only: a.only.clone(),
                 shared_examples_threshold: a.shared_examples_threshold,
                 placeholders: a.placeholders,
+                progress: progress.clone(),
+                answer,
             },
         ),
-        Command::Outline { spec, only, view } => app::outline::run(
+        Command::Outline(a) => app::outline::run(
             &config,
             &app::outline::Options {
-                spec: spec.clone(),
-                only: only.clone(),
-                view: *view,
+                spec: a.spec.clone(),
+                only: a.only.clone(),
+                view: a.view,
             },
         ),
-        Command::StripMarkers { spec } => {
-            app::strip_markers::run(&config, &app::strip_markers::Options { spec: spec.clone() })
-        }
+        Command::StripMarkers(a) => app::strip_markers::run(
+            &config,
+            &app::strip_markers::Options {
+                spec: a.spec.clone(),
+            },
+        ),
         Command::Validate(a) => app::validate::run(
             &config,
             &app::validate::Options {
@@ -139,27 +219,33 @@ fn run(cli: &Cli) -> Result<Answer, Error> {
                 strict: a.strict,
             },
         ),
-        Command::Mcp => Err(Error::Usage {
+        Command::Mcp(_) => Err(Error::Usage {
             message: "mcp is served by serve_mcp".to_string(),
         }),
-        Command::Status { paths } => app::status::run(
+        Command::Status(a) => app::status::run(
             &config,
             &app::status::Options {
-                paths: paths.clone(),
+                paths: a.paths.clone(),
+                all_metadata: a.all_metadata,
+                progress: progress.clone(),
+                answer,
             },
         ),
+        Command::Prune(a) => app::prune::run(&config, &app::prune::Options { dry_run: a.dry_run }),
     }
 }
 
 /// `rspec-scout mcp`: serves the tools on stdin/stdout until the client closes stdin. Only
 /// a failure to start is printed (on stderr: stdout belongs to the protocol).
-fn serve_mcp(cli: &Cli) -> ExitCode {
-    let started = resolve_root(cli.root.as_deref()).and_then(|root| {
-        let mut config = Config::load(root, cli.config.as_deref())?;
-        if let Some(threads) = cli.threads {
+fn serve_mcp(cli: &Cli, args: &cli::McpArgs) -> ExitCode {
+    let root = args.root.as_deref().or(cli.top.root.as_deref());
+    let config_path = args.config.clone().or_else(|| cli.top.config.clone());
+    let started = resolve_root(root).and_then(|root| {
+        let mut config = Config::load(root, config_path.as_deref())?;
+        if let Some(threads) = args.threads.or(cli.top.threads) {
             config.threads = threads;
         }
-        rspec_scout::mcp::serve(config, cli.config.clone())
+        rspec_scout::mcp::serve(config, config_path.clone())
     });
     match started {
         Ok(()) => ExitCode::SUCCESS,
@@ -173,29 +259,6 @@ fn serve_mcp(cli: &Cli) -> ExitCode {
             );
             ExitCode::from(1)
         }
-    }
-}
-
-/// Progress on stderr: JSON lines with `--progress json`, a line per phase of 500 files or
-/// more on a terminal.
-fn on_phase(progress: Progress) -> OnPhase {
-    use std::io::IsTerminal;
-    match progress {
-        Progress::Json => OnPhase::new(|name, total| {
-            let _ = writeln!(
-                std::io::stderr().lock(),
-                "{{\"phase\":\"{name}\",\"total\":{total}}}"
-            );
-        }),
-        Progress::Auto if std::io::stderr().is_terminal() => OnPhase::new(|name, total| {
-            if total >= 500 {
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "rspec-scout: {name} {total} files..."
-                );
-            }
-        }),
-        Progress::Auto | Progress::Never => OnPhase::default(),
     }
 }
 
@@ -216,7 +279,14 @@ fn resolve_root(explicit: Option<&std::path::Path>) -> Result<PathBuf, Error> {
     Ok(git_root_of(&cwd).unwrap_or(cwd))
 }
 
+/// Prints the answer on stdout and its notes on stderr. An error in text format goes to
+/// stderr whole (what it is, details, what to do), with nothing on stdout; in YAML and
+/// JSON the error answer is the contract's, on stdout, and stderr gets one line.
 fn emit(answer: &Answer, format: Format, quiet: bool) {
+    if answer.is_error() && format == Format::Text {
+        let _ = std::io::stderr().lock().write_all(answer.text.as_bytes());
+        return;
+    }
     // Written as it is rendered: a large answer is never held whole in memory.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed pipe (e.g. `| head`) is not an error worth a panic.

@@ -153,9 +153,48 @@ impl PathConstant {
     }
 }
 
-/// The metadata slug of a source path: `/` → `_`, no `.rb`.
+/// The metadata slug of a source path: `/` → `_`, no `.rb` (the contract's rule).
 pub fn slug(path: &str) -> String {
     path.strip_suffix(".rb").unwrap_or(path).replace('/', "_")
+}
+
+/// The `n`th slug a source path may take, in order of preference: 0 is the contract's
+/// [`slug`]; when another file already has it (`app/controllers/mod/mails_controller.rb`
+/// and `app/controllers/mod_mails_controller.rb` both slug to
+/// `app_controllers_mod_mails_controller`), 1 is the path with `/` → `__`, 2 that with a
+/// hash of the path appended, and later ones that with `_n`. Each is a function of the
+/// path alone, so a file's slug never depends on which other files a run looks at.
+pub fn slug_candidate(path: &str, n: usize) -> String {
+    let stem = path.strip_suffix(".rb").unwrap_or(path);
+    match n {
+        0 => slug(path),
+        // A path without folders has no second form: it is marked as one.
+        1 if stem.contains('/') => stem.replace('/', "__"),
+        1 => format!("{stem}__"),
+        _ => {
+            let hashed = format!(
+                "{}__{:08x}",
+                stem.replace('/', "__"),
+                fnv1a(path.as_bytes()) & 0xffff_ffff
+            );
+            if n == 2 {
+                hashed
+            } else {
+                format!("{hashed}_{}", n - 1)
+            }
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a hash with a fixed definition, so a slug made from it is the same
+/// on every machine and in every version.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
 }
 
 /// The spec path of a source path: `app/X.rb` → `spec/X_spec.rb`, `lib/X.rb` →
@@ -324,6 +363,26 @@ mod tests {
             Some("packs/billing/spec/models/invoice_spec.rb")
         );
         assert_eq!(spec_path("script/x.rb", p), None);
+    }
+
+    #[test]
+    fn colliding_paths_have_distinct_fallback_slugs() {
+        let nested: Vec<String> = (0..4)
+            .map(|n| slug_candidate("app/controllers/mod/mails_controller.rb", n))
+            .collect();
+        assert_eq!(
+            nested,
+            vec![
+                "app_controllers_mod_mails_controller",
+                "app__controllers__mod__mails_controller",
+                "app__controllers__mod__mails_controller__cc08735f",
+                "app__controllers__mod__mails_controller__cc08735f_2",
+            ]
+        );
+        let flat = |n| slug_candidate("app/controllers/mod_mails_controller.rb", n);
+        assert_eq!(flat(0), nested[0]);
+        assert_eq!(flat(1), "app__controllers__mod_mails_controller");
+        assert_eq!(slug_candidate("x.rb", 1), "x__");
     }
 
     #[test]

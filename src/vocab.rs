@@ -401,13 +401,28 @@ words! {
     /// How long runs report progress on stderr.
     #[derive(Default)]
     pub enum Progress {
-        /// A line per phase when stderr is a terminal.
+        /// A bar when stderr is a terminal and the run has lasted half a second.
         #[default]
-        Auto = "auto": "A bar when stderr is a terminal",
+        Auto = "auto": "A bar on a terminal, after half a second",
         /// None.
         Never = "never": "No progress",
-        /// JSON lines on stderr.
+        /// JSON lines on stderr: start, every tenth done and finish of each phase.
         Json = "json": "JSON lines on stderr",
+    }
+}
+
+words! {
+    /// How large a printed answer may be (`--answer`).
+    #[derive(Default)]
+    pub enum AnswerSize {
+        /// The whole answer, however large (what the library returns unless asked).
+        #[default]
+        Full = "full": "The whole answer, however large",
+        /// Whole when it fits `answer_limit`; else compact, with the whole answer written to
+        /// a file (the binary's default).
+        Auto = "auto": "Whole within answer_limit, else compact with the whole answer in a file",
+        /// Always compact, with the whole answer written to a file.
+        Compact = "compact": "Always compact, the whole answer in a file",
     }
 }
 

@@ -147,6 +147,8 @@ fn a_large_answer_is_the_same_bytes_on_one_thread_and_on_four() {
             "--all",
             "--no-metadata",
             "--allow-red",
+            "--answer",
+            "full",
             "--threads",
             threads,
         ])
@@ -173,8 +175,8 @@ fn yaml_and_json_answers_hold_the_same_data() {
     let p = app_on_feature_branch();
     feature_work(&p);
     for args in [
-        &["discover", "--no-metadata"][..],
-        &["discover", "--all", "--no-metadata"][..],
+        &["discover", "--no-metadata", "--answer", "full"][..],
+        &["discover", "--all", "--no-metadata", "--answer", "full"][..],
     ] {
         let yaml = p.run(args).expect_code(0).yaml();
         let mut with_json = args.to_vec();
@@ -342,7 +344,7 @@ fn all_mode_works_outside_git_with_every_method_new() {
     let p = Project::new();
     p.copy_fixture("rails_app");
     let answer = p
-        .run(&["discover", "--all", "--no-metadata"])
+        .run(&["discover", "--all", "--no-metadata", "--answer", "full"])
         .expect_code(0)
         .yaml();
     assert!(answer.get("base").is_none());
@@ -394,9 +396,19 @@ fn red_zone_file_with_only_new_methods_stops_with_exit_3() {
     let answer = run.yaml();
     assert_eq!(answer["status"].as_str(), Some("stop"));
     assert_eq!(answer["reason"].as_str(), Some("red_zone_new_code"));
+    // Red for its 13 methods, not its 52 lines: the message names the limit crossed
+    // (the contract's text always cited ">300 LOC").
     assert_eq!(
         answer["message"].as_str(),
-        Some("1 file(s) in red zone (>300 LOC). Refactor before testing.")
+        Some("1 file(s) in red zone (>12 methods). Refactor before testing.")
+    );
+    assert_eq!(
+        answer["stopped_files"][0]["crossed"],
+        serde_yaml::from_str::<serde_yaml::Value>("['13 methods (red above 12)']").unwrap()
+    );
+    assert_eq!(
+        run.stderr,
+        "rspec-scout: stopped: app/services/giant_workflow.rb is in the red zone with 13 methods (red above 12) and only new methods. Split it, or plan it anyway with `rspec-scout discover --allow-red`\n"
     );
     assert_eq!(
         answer["stopped_files"][0]["path"].as_str(),
@@ -412,10 +424,35 @@ fn red_zone_file_with_only_new_methods_stops_with_exit_3() {
         !p.exists("tmp/rspec_metadata"),
         "nothing is written on a stop"
     );
-    assert_eq!(
-        run.stderr,
-        "rspec-scout: stopped: 1 file(s) in red zone (>300 LOC). Refactor before testing.\n"
-    );
+    // The text names the limit and the way on too.
+    let text = p.run(&["discover", "--format", "text"]).expect_code(3);
+    insta::assert_snapshot!(redact(&text.stdout, &p), @r"
+    discover: branch mode, base main (<commit>)
+    STOP: 1 file(s) in red zone (>12 methods). Refactor before testing.
+      app/services/giant_workflow.rb (41 LOC, 13 methods): 13 methods (red above 12)
+      - Split into smaller, focused classes
+      - Extract concerns/modules
+      - Apply Single Responsibility Principle
+    next: split the stopped files, or plan them anyway: rspec-scout discover --allow-red
+
+    wave 0: Leaf methods (no dependencies)
+      app/services/giant_workflow.rb  [red 41 LOC, 13 methods]
+        [x] GiantWorkflow#step_0   new
+        [x] GiantWorkflow#step_1   new
+        [x] GiantWorkflow#step_2   new
+        [x] GiantWorkflow#step_3   new
+        [x] GiantWorkflow#step_4   new
+        [x] GiantWorkflow#step_5   new
+        [x] GiantWorkflow#step_6   new
+        [x] GiantWorkflow#step_7   new
+        [x] GiantWorkflow#step_8   new
+        [x] GiantWorkflow#step_9   new
+        [x] GiantWorkflow#step_10  new
+        [x] GiantWorkflow#step_11  new
+        [x] GiantWorkflow#step_12  new
+
+    13 methods (13 selected) in 1 file, 1 wave; zones: 0 green, 0 yellow, 1 red
+    ");
     // --allow-red proceeds.
     let answer = p.run(&["discover", "--allow-red"]).expect_code(0).yaml();
     assert_eq!(answer["status"].as_str(), Some("success"));
@@ -591,7 +628,10 @@ fn repository_without_commits_counts_every_file_as_added() {
     let p = Project::new();
     p.copy_fixture("rails_app");
     p.git(&["init", "-q", "-b", "main"]);
-    let answer = p.run(&["discover", "--no-metadata"]).expect_code(0).yaml();
+    let answer = p
+        .run(&["discover", "--no-metadata", "--answer", "full"])
+        .expect_code(0)
+        .yaml();
     assert_eq!(answer["base"]["ref"].as_str(), Some("(no commits)"));
     assert_eq!(answer["summary"]["total_files"].as_u64(), Some(18));
     assert!(answer["warnings"][0]
@@ -789,9 +829,10 @@ fn every_metadata_file_loads_with_rubys_yaml() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // 32 public methods and the fixture's two callbacks (`normalize_email`,
-    // `send_welcome_email`).
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "34");
+    // Metadata and debug files of the 32 public methods and the fixture's two callbacks
+    // (`normalize_email`, `send_welcome_email`), the plan record, and the whole answer (the
+    // one printed is compact).
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "36");
 }
 
 #[test]

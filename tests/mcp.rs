@@ -462,7 +462,15 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
     crate::synth::write(p.root(), &generated).unwrap();
     let full = cli(
         &p,
-        &["discover", "--all", "--no-metadata", "--allow-red"],
+        // The command line prints a plan this large compact; the server pages it whole.
+        &[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--allow-red",
+            "--answer",
+            "full",
+        ],
         0,
     );
     let all_ids: Vec<String> = full["method_waves"]

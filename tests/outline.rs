@@ -240,14 +240,16 @@ fn errors_keep_the_pipeline_wording() {
     let run = p
         .run(&["outline", SPEC, "--only", "Checkout#nope"])
         .expect_code(1);
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
-        "error: Cannot outline spec: No method blocks found for requested method_id(s): Checkout#nope\n  details: spec/services/checkout_spec.rb\n  suggestion: fix the spec file or the metadata and run again\n"
+        run.stderr,
+        "rspec-scout: error: Cannot outline spec: No method blocks found for requested method_id(s): Checkout#nope (SPEC_ERROR)\n  details: spec/services/checkout_spec.rb\n  suggestion: fix the spec file or the metadata and run again\n"
     );
     let run = p.run(&["outline", "spec/missing_spec.rb"]).expect_code(1);
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
-        "error: Spec file not found: spec/missing_spec.rb\n  details: spec/missing_spec.rb\n  suggestion: fix the spec file or the metadata and run again\n"
+        run.stderr,
+        "rspec-scout: error: Spec file not found: spec/missing_spec.rb (SPEC_ERROR)\n  details: spec/missing_spec.rb\n  suggestion: fix the spec file or the metadata and run again\n"
     );
     p.write(
         SPEC,

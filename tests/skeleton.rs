@@ -357,9 +357,11 @@ fn generator_errors_keep_the_pipeline_wording() {
             "text",
         ])
         .expect_code(1);
+    // In text, the error goes to stderr whole; stdout stays empty.
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
-        "error: invalid metadata tmp/rspec_metadata/meta.yml: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges\n  details: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges\n  suggestion: fix the file by hand, or delete it and re-run `rspec-scout discover` to recreate it\n"
+        run.stderr,
+        "rspec-scout: error: invalid metadata tmp/rspec_metadata/meta.yml: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges (METADATA_INVALID)\n  details: Invalid metadata for structure generation: Unknown behavior_id in metadata: charges\n  suggestion: fix the file by hand, or delete it and re-run `rspec-scout discover` to recreate it\n"
     );
     let run = p
         .run(&[
@@ -370,9 +372,10 @@ fn generator_errors_keep_the_pipeline_wording() {
             "1",
         ])
         .expect_code(1);
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
-        "error: --shared-examples-threshold must be >= 2\n  details: --shared-examples-threshold must be >= 2\n  suggestion: see `rspec-scout --help`\n"
+        run.stderr,
+        "rspec-scout: error: --shared-examples-threshold must be >= 2 (USAGE)\n  details: --shared-examples-threshold must be >= 2\n  suggestion: see `rspec-scout --help`\n"
     );
     let run = p
         .run(&[
@@ -384,9 +387,10 @@ fn generator_errors_keep_the_pipeline_wording() {
             "text",
         ])
         .expect_code(1);
+    assert_eq!(run.stdout, "");
     assert_eq!(
-        run.stdout,
-        "error: --mode only applies with --stdout (without it the spec file is patched with method blocks)\n  details: --mode only applies with --stdout (without it the spec file is patched with method blocks)\n  suggestion: see `rspec-scout --help`\n"
+        run.stderr,
+        "rspec-scout: error: --mode only applies with --stdout (without it the spec file is patched with method blocks) (USAGE)\n  details: --mode only applies with --stdout (without it the spec file is patched with method blocks)\n  suggestion: see `rspec-scout --help`\n"
     );
     let run = p
         .run(&[
@@ -1136,6 +1140,16 @@ fn a_source_file_argument_finds_its_metadata() {
     assert_eq!(
         run.stdout,
         stdout_of(&project(CHECKOUT), &["--mode", "outline"])
+    );
+    let run = p.run(&["skeleton", "app/services/other.rb"]).expect_code(1);
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answer["error_code"], "SOURCE_NOT_FOUND");
+    p.write(
+        "app/services/other.rb",
+        "class Other
+  def call; end
+end
+",
     );
     let run = p.run(&["skeleton", "app/services/other.rb"]).expect_code(1);
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();

@@ -118,11 +118,9 @@ fn bad_config_is_a_clear_error() {
     let run = p.run(&["symbols", "app"]).expect_code(1);
     let answer = run.yaml();
     assert_eq!(answer["error_code"].as_str(), Some("CONFIG_INVALID"));
-    assert!(
-        answer["details"]
-            .as_str()
-            .expect("details")
-            .contains("unknown field `incldue`"),
+    assert_eq!(
+        answer["details"].as_str(),
+        Some("unknown key `incldue` (keys: include, exclude, base, metadata_path, max_file_size, threads, zones, side_effects, project_type, controllers_spec_policy, rspec_helper, answer_limit)"),
         "{}",
         run.stdout
     );

@@ -13,14 +13,18 @@ mod util;
 mod synth;
 
 mod analyze;
+mod answers;
 mod discover;
 mod hand_written;
 // Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
+mod layouts;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod messages;
 mod outline;
 mod robustness;
 mod skeleton;
+mod slugs;
 mod status;
 mod strip_markers;
 mod symbols;

@@ -15,20 +15,28 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::index::{self, ExtractOptions, MethodKind};
 use crate::metadata::{self, fields};
-use crate::report::{millis, Answer};
+use crate::report::discover::{fit, shell_word, whole_text, FullAnswerOut};
+use crate::report::{millis, Answer, AnswerSize, OnPhase, Sizing, Whole};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `analyze`.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// Source files to analyze.
+    /// Source files (or folders, walked for in-scope `.rb` files) to analyze.
     pub files: Vec<PathBuf>,
-    /// Analyze every source file that has discovery metadata under the root.
+    /// Analyze the files of the last plan (`discover`'s record), or every file with
+    /// metadata under the root when there is no record or `all_metadata` is set.
     pub from_metadata: bool,
+    /// With `from_metadata`: every metadata file, not only the last plan's.
+    pub all_metadata: bool,
     /// Re-analyze even when the cached analysis is valid.
     pub force: bool,
     /// Add the time of each phase to the answer.
     pub timings: bool,
+    /// Where each phase is reported (nothing by default).
+    pub progress: OnPhase,
+    /// How large the printed answer may be (default: whole).
+    pub answer: AnswerSize,
 }
 
 /// The result for one file.
@@ -119,11 +127,13 @@ struct ManyAnswer<'a> {
     status: &'static str,
     results: &'a [FileResult],
     summary: Summary,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    warnings: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     timings: Option<Timings>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Clone, Copy)]
 struct Summary {
     analyzed: usize,
     cached: usize,
@@ -135,7 +145,11 @@ struct Summary {
 enum Work {
     Analyzed(Box<fields::Analysis>, Vec<String>),
     Cached(Value),
+    /// Nothing to analyze (recorded in the metadata as the stage's skip).
     Skipped(String),
+    /// A file a folder walk found that cannot be read as Ruby (binary, too large): left
+    /// out with the reason, its metadata untouched.
+    NotRead(String),
     Failed(Error),
 }
 
@@ -143,31 +157,37 @@ enum Work {
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let started = Instant::now();
     let mut invalid = Vec::new();
-    let sources = if options.from_metadata {
-        let (sources, unusable) = sources_from_metadata(config)?;
+    let mut notes = Vec::new();
+    let sources: Vec<(PathBuf, bool)> = if options.from_metadata {
+        let (sources, unusable) = sources_from_metadata(config, options.all_metadata, &mut notes)?;
         invalid = unusable;
-        sources
+        sources.into_iter().map(|s| (s, true)).collect()
     } else {
-        for f in &options.files {
-            if !f.is_file() {
-                return Err(Error::SourceNotFound { path: f.clone() });
-            }
-        }
-        options.files.clone()
+        named_sources(config, &options.files)?
     };
-    let locations: Vec<metadata::Location> = sources.iter().map(|s| config.locate(s)).collect();
+    let locations: Vec<(metadata::Location, bool)> = sources
+        .iter()
+        .map(|(s, named)| (config.locate(s), *named))
+        .collect();
+    let analyzing = options.progress.start("analyze", locations.len());
     let work: Vec<Work> = index::in_pool(config.threads, || {
         locations
             .par_iter()
-            .map(|loc| analyze_file(config, loc, options.force))
+            .map(|(loc, named)| {
+                let work = analyze_file(config, loc, options.force, *named);
+                analyzing.tick();
+                work
+            })
             .collect()
     });
+    analyzing.finish();
     let analyze_ms = millis(started);
 
     let phase = Instant::now();
+    let writing = options.progress.start("metadata", locations.len());
     let mut results = Vec::with_capacity(work.len());
     let mut lock: Option<(PathBuf, metadata::Lock)> = None;
-    for (loc, item) in locations.iter().zip(work) {
+    for ((loc, _), item) in locations.iter().zip(work) {
         let rel = loc.source_rel.clone();
         let meta_path = crate::index::walk::relative_to(&loc.project_root, &loc.path)
             .unwrap_or_else(|| loc.path.display().to_string());
@@ -187,6 +207,11 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 },
                 Err(e) => failed(base, &e),
             },
+            Work::NotRead(reason) => FileResult {
+                status: "skipped",
+                skip_reason: Some(reason),
+                ..base
+            },
             Work::Analyzed(analysis, warnings) => match write_analysis(loc, &analysis, &mut lock) {
                 Ok(()) => FileResult {
                     data: Some(Value::Mapping(analysis.data())),
@@ -196,9 +221,11 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 Err(e) => failed(base, &e),
             },
         };
+        writing.tick();
         results.push(result);
     }
     drop(lock);
+    writing.finish();
     // Metadata files that do not load name no source to analyze; each is an error of its
     // own instead of being passed over in silence.
     for (path, e) in invalid {
@@ -221,14 +248,24 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         "success"
     };
     let exit = u8::from(errors > 0);
-    let text = text(&results);
+    let text = text(&results, &notes);
     let timings = options.timings.then_some(timings);
+    let summary = Summary {
+        analyzed: results
+            .iter()
+            .filter(|r| r.status == "success" && !r.cached)
+            .count(),
+        cached: results.iter().filter(|r| r.cached).count(),
+        skipped,
+        errors,
+    };
+    let single = results.len() == 1 && !options.from_metadata;
     let mut answer = match results.as_slice() {
-        [only] if !options.from_metadata => Answer::new(
+        [only] if single => Answer::new(
             &SingleAnswer {
                 status,
                 result: only,
-                timings,
+                timings: timings.clone(),
             },
             text,
             exit,
@@ -237,16 +274,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             &ManyAnswer {
                 status,
                 results: many,
-                summary: Summary {
-                    analyzed: many
-                        .iter()
-                        .filter(|r| r.status == "success" && !r.cached)
-                        .count(),
-                    cached: many.iter().filter(|r| r.cached).count(),
-                    skipped,
-                    errors,
-                },
-                timings,
+                summary,
+                warnings: &notes,
+                timings: timings.clone(),
             },
             text,
             exit,
@@ -260,7 +290,215 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             r.error_code.unwrap_or("ERROR")
         ));
     }
+    if options.answer != AnswerSize::Full && !single {
+        let rows: Vec<Row> = results.iter().map(Row::of).collect();
+        let root = config.root.clone();
+        answer = answer.sized(Sizing {
+            size: options.answer,
+            limit: config.answer_limit,
+            full_path: Some(
+                metadata::plan::state_dir(&root, &config.metadata_path).join("analyze"),
+            ),
+            root,
+            no_file: None,
+            compact: std::sync::Arc::new(move |whole| {
+                compact(status, summary, &rows, &notes, timings.clone(), whole)
+            }),
+        });
+    }
     Ok(answer)
+}
+
+/// One file of a compact answer.
+#[derive(Debug, Clone, Serialize)]
+struct Row {
+    source_file: String,
+    status: &'static str,
+    metadata: String,
+    /// Methods analyzed.
+    methods: usize,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    cached: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skip_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    warnings: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Row {
+    fn of(r: &FileResult) -> Self {
+        Row {
+            source_file: r.label().to_string(),
+            status: r.status,
+            metadata: r.metadata.clone(),
+            methods: r
+                .data
+                .as_ref()
+                .and_then(|d| d.get("methods"))
+                .and_then(Value::as_sequence)
+                .map_or(0, Vec::len),
+            cached: r.cached,
+            skip_reason: r.skip_reason.clone(),
+            error: r.error.clone(),
+            warnings: r.warnings.len(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct CompactAnswer<'a> {
+    status: &'static str,
+    answer: &'static str,
+    full_answer: FullAnswerOut,
+    summary: Summary,
+    files: Vec<&'a Row>,
+    #[serde(skip_serializing_if = "is_zero")]
+    more_files: usize,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    warnings: &'a [String],
+    next_suggestions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Timings>,
+}
+
+/// The compact answer: the summary, then files (errors first, then those with warnings,
+/// then the rest, each with its method count), as many as fit, and where the whole
+/// answer is.
+fn compact(
+    status: &'static str,
+    summary: Summary,
+    rows: &[Row],
+    notes: &[String],
+    timings: Option<Timings>,
+    whole: &Whole,
+) -> Answer {
+    let mut order: Vec<&Row> = rows.iter().collect();
+    order.sort_by_key(|r| (r.status != "error", r.warnings == 0, r.status == "skipped"));
+    let fmt = match whole.format {
+        crate::report::Format::Yaml => String::new(),
+        other => format!(" --format {other}"),
+    };
+    let mut next = Vec::new();
+    let first = order
+        .iter()
+        .find(|r| r.status != "skipped" && !r.source_file.ends_with(".yml"));
+    if let Some(first) = first {
+        next.push(format!(
+            "rspec-scout analyze {}{fmt}",
+            shell_word(&first.source_file)
+        ));
+    }
+    next.push(format!(
+        "rspec-scout analyze --from-metadata --answer full{fmt}"
+    ));
+    if let Some(first) = first.filter(|_| summary.errors == 0) {
+        next.push(format!(
+            "rspec-scout test-config {}",
+            shell_word(&first.source_file)
+        ));
+    }
+    fit(whole, |cap| {
+        let files: Vec<&Row> = order.iter().take(cap).copied().collect();
+        let body = CompactAnswer {
+            status,
+            answer: "compact",
+            full_answer: FullAnswerOut::of(whole),
+            summary,
+            more_files: order.len() - files.len(),
+            files,
+            warnings: notes,
+            next_suggestions: next.clone(),
+            timings: timings.clone(),
+        };
+        let text = compact_text(&body, whole);
+        Answer::new(&body, text, 0)
+    })
+}
+
+fn compact_text(c: &CompactAnswer<'_>, whole: &Whole) -> String {
+    use std::fmt::Write as _;
+    let s = &c.summary;
+    let mut out = format!(
+        "analyze: {}: {} analyzed, {} cached, {} skipped, {} errors\n{}\n",
+        crate::report::plural(c.files.len() + c.more_files, "file"),
+        s.analyzed,
+        s.cached,
+        s.skipped,
+        s.errors,
+        whole_text(whole, "answer")
+    );
+    let width = c
+        .files
+        .iter()
+        .map(|r| r.source_file.len())
+        .max()
+        .unwrap_or(0);
+    for r in &c.files {
+        let what = match r.status {
+            "error" => format!("error: {}", r.error.as_deref().unwrap_or("")),
+            "skipped" => format!("skipped: {}", r.skip_reason.as_deref().unwrap_or("")),
+            _ => {
+                let mut w = crate::report::plural(r.methods, "method");
+                if r.cached {
+                    w.push_str(" (cached)");
+                }
+                if r.warnings > 0 {
+                    w.push_str(&format!(
+                        ", {}",
+                        crate::report::plural(r.warnings, "warning")
+                    ));
+                }
+                w
+            }
+        };
+        let _ = writeln!(out, "  {:<width$}  {what}", r.source_file);
+    }
+    if c.more_files > 0 {
+        let _ = writeln!(
+            out,
+            "  ... {} more",
+            crate::report::plural(c.more_files, "file")
+        );
+    }
+    for w in c.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    for n in &c.next_suggestions {
+        let _ = writeln!(out, "next: {n}");
+    }
+    out
+}
+
+/// The files named on the command line: each must exist and be Ruby; a folder stands for
+/// its in-scope `.rb` files (`false`: found by a walk, so a file that cannot be read is
+/// skipped with its reason instead of failing).
+fn named_sources(config: &Config, files: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.is_dir() {
+            let scope = config.scope()?;
+            let found = index::walk::collect(
+                &config.root,
+                std::slice::from_ref(f),
+                &scope,
+                config.threads,
+            )?;
+            out.extend(found.files.into_iter().map(|s| (s.path, false)));
+        } else if !f.exists() {
+            return Err(Error::SourceNotFound { path: f.clone() });
+        } else if !index::walk::is_ruby_file(f) {
+            return Err(Error::NotRuby { path: f.clone() });
+        } else {
+            out.push((f.clone(), true));
+        }
+    }
+    Ok(out)
 }
 
 fn failed(base: FileResult, e: &Error) -> FileResult {
@@ -276,9 +514,43 @@ fn failed(base: FileResult, e: &Error) -> FileResult {
 /// Metadata files that cannot be used, with why.
 type Unusable = Vec<(PathBuf, Error)>;
 
-/// Every source file named by a metadata file under the root (each once), and the
-/// metadata files that cannot be used.
-fn sources_from_metadata(config: &Config) -> Result<(Vec<PathBuf>, Unusable)> {
+/// The source files of the last plan; with `all`, or when no plan was recorded (metadata
+/// written by an older rspec-scout or by the pipeline itself), every source file named by
+/// a metadata file under the root (each once), and the metadata files that cannot be used.
+fn sources_from_metadata(
+    config: &Config,
+    all: bool,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<PathBuf>, Unusable)> {
+    if !all {
+        match metadata::plan::read(&config.root, &config.metadata_path)? {
+            Some(record) if !record.files.is_empty() => {
+                return Ok((
+                    record
+                        .files
+                        .iter()
+                        .map(|f| config.root.join(&f.source_file))
+                        .collect(),
+                    Vec::new(),
+                ))
+            }
+            Some(_) => {
+                return Err(Error::NothingToDo {
+                    message: "No metadata to analyze".to_string(),
+                    details: "the last plan has no file".to_string(),
+                    hint: None,
+                })
+            }
+            None => notes.push(format!(
+                "no plan recorded ({}): every metadata file is analyzed; `rspec-scout discover` records one",
+                crate::index::walk::relative_to(
+                    &config.root,
+                    &metadata::plan::record_path(&config.root, &config.metadata_path)
+                )
+                .unwrap_or_default()
+            )),
+        }
+    }
     let dir = config.metadata_dir(&config.root);
     let entries =
         std::fs::read_dir(&dir).map_err(|_| Error::MetadataNotFound { path: dir.clone() })?;
@@ -329,12 +601,13 @@ fn sources_from_metadata(config: &Config) -> Result<(Vec<PathBuf>, Unusable)> {
         return Err(Error::NothingToDo {
             message: "No metadata to analyze".to_string(),
             details: format!("no metadata file with a source_file in {}", dir.display()),
+            hint: None,
         });
     }
     Ok((sources, invalid))
 }
 
-fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work {
+fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: bool) -> Work {
     let source_path = loc.project_root.join(&loc.source_rel);
     let existing = match metadata::load(&loc.path) {
         Ok(m) => m,
@@ -346,6 +619,7 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work 
             let _ = reason;
             return Work::Failed(Error::SourceNotFound { path: source_path });
         }
+        Err(reason) if !named => return Work::NotRead(reason),
         Err(reason) => {
             return Work::Failed(Error::Unreadable {
                 path: source_path,
@@ -362,6 +636,9 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool) -> Work 
     }
     let facts = index::extract_with(&loc.source_rel, &bytes, &ExtractOptions { bodies: true });
     if let Some(reason) = &facts.skipped {
+        if !named {
+            return Work::NotRead(reason.clone());
+        }
         return Work::Failed(Error::Unreadable {
             path: source_path,
             reason: reason.clone(),
@@ -584,9 +861,12 @@ fn collect_side_effects<'t>(
 }
 
 /// People's text: per file, per method, its contexts as the skeleton lays them out.
-fn text(results: &[FileResult]) -> String {
+fn text(results: &[FileResult], notes: &[String]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    for n in notes {
+        let _ = writeln!(out, "warning: {n}");
+    }
     for r in results {
         match r.status {
             "error" => {

@@ -8,6 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::discover::zones::ZoneThresholds;
 use crate::discover::{self, select::Filter, BaseVersion, Plan, Prepared, Settings, Source, Zone};
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, Repo};
@@ -15,10 +16,10 @@ use crate::index::{self, walk};
 use crate::metadata::{self, fields};
 use crate::naming;
 use crate::report::discover::{
-    deps_out, kind_str, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer, SkippedFile,
-    StoppedFile, Summary, Timings,
+    deps_out, kind_str, restrict, shell_word, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer,
+    Invocation, Page, SkippedFile, StoppedFile, Summary, Timings,
 };
-use crate::report::{millis, Answer, OnPhase};
+use crate::report::{millis, Answer, AnswerSize, OnPhase, Sizing};
 use crate::vocab::{ControllerLayout, ControllerPolicy, DiscoverMode as Mode};
 use crate::yaml::{Mapping, Value};
 
@@ -50,6 +51,12 @@ pub struct Options {
     /// Where files, facts and changes come from (the MCP server's warm index; none on the
     /// command line).
     pub cache: super::Cache,
+    /// How large the printed answer may be (default: whole).
+    pub answer: AnswerSize,
+    /// Print only this wave of the plan.
+    pub wave: Option<usize>,
+    /// Print only the items of these source files.
+    pub file: Vec<PathBuf>,
 }
 
 /// Exit code of a stop (red zone with only new code).
@@ -118,24 +125,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     };
     timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
     if candidates.is_empty() {
-        return Err(Error::NothingToDo {
-            message: "No testable Ruby files found".to_string(),
-            details: match mode {
-                Mode::Branch => format!(
-                    "no in-scope Ruby file differs from {}",
-                    base.as_ref().map_or("the base", |b| b.reference.as_str())
-                ),
-                Mode::Staged => "no in-scope Ruby file is staged".to_string(),
-                Mode::Single | Mode::All => {
-                    "no in-scope Ruby file under the given paths".to_string()
-                }
-            },
-        });
+        return Err(nothing_found(config, mode, base.as_ref(), &scope));
     }
 
     // 2. Read and parse every version once, in parallel.
     let phase = Instant::now();
-    progress.phase("parse", candidates.len());
+    let parsing = progress.start("parse", candidates.len());
     let sources = read_sources(
         config,
         repo.as_ref(),
@@ -143,7 +138,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         mode,
         &candidates,
         &options.cache,
+        &parsing,
     )?;
+    parsing.finish();
     // Planning needs neither: libgit2's index and object caches go too.
     drop(candidates);
     drop(repo);
@@ -188,9 +185,11 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         allow_red: options.allow_red,
     };
     let ids_for_filter_check = !settings.filter.is_empty();
+    let planning = progress.start("plan", planned.len());
     let plan = index::in_pool(config.threads, || {
         discover::plan_prepared(planned, &settings)
     });
+    planning.finish();
     if ids_for_filter_check {
         let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.to_string()).collect();
         for pattern in settings.filter.unmatched(&ids) {
@@ -206,44 +205,284 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 "{} Ruby file(s) in scope, but none defines a public method",
                 plan.files.len()
             ),
+            hint: None,
         });
     }
 
     // 4. Metadata (not on a stop: the pipeline halts there).
     let phase = Instant::now();
     let stopped = !plan.stopped.is_empty();
-    let slugs = metadata_slugs(&plan);
-    if !stopped && !options.no_metadata {
-        progress.phase("metadata", slugs.len());
-        write_metadata(config, &project_root, &plan, options.debug, &mut warnings)?;
+    let write = !stopped && !options.no_metadata;
+    let placed = place_metadata(config, &project_root, &plan, write, options, &mut warnings)?;
+    if write {
+        metadata::plan::write(
+            &project_root,
+            &config.metadata_path,
+            &plan_record(mode, base.as_ref(), &plan, &placed),
+        )?;
     }
+    let mut slugs: Vec<(String, String)> = placed;
     timings.metadata_ms = millis(phase);
     timings.total_ms = millis(started);
 
-    let stop_message = stopped.then(|| {
-        format!(
-            "rspec-scout: stopped: {} file(s) in red zone (>{} LOC). Refactor before testing.",
-            plan.stopped.len(),
-            config.zones.red_loc
-        )
-    });
+    let zones = config.zones;
+    let stop_message = stopped.then(|| stop_line(&plan, &zones, options));
+    let page = Page {
+        wave: options.wave,
+        files: options
+            .file
+            .iter()
+            .map(|f| page_file(config, &project_root, f))
+            .collect(),
+    };
+    if !page.is_whole() {
+        for f in &page.files {
+            if !plan.files.iter().any(|p| p.path == *f) {
+                warnings.push(format!("--file {f}: not a file of the plan"));
+            }
+        }
+        if let Some(w) = page.wave.filter(|w| *w >= plan.waves_count.max(1)) {
+            warnings.push(format!(
+                "--wave {w}: the plan has waves 0 to {}",
+                plan.waves_count.saturating_sub(1)
+            ));
+        }
+    }
     let mut answer = build_answer(
         mode,
         base.as_ref(),
         plan,
-        slugs,
+        Vec::new(),
         skipped,
         warnings,
         options,
         timings,
-        config.zones.red_loc,
+        &zones,
         started,
     );
+    answer.metadata_files = slugs.len();
+    if !page.is_whole() {
+        let info = restrict(&mut answer.plan, &page);
+        let kept: std::collections::HashSet<&str> =
+            answer.plan.files.iter().map(|f| f.path.as_str()).collect();
+        slugs.retain(|(source, _)| kept.contains(source.as_str()));
+        answer.page = Some(info);
+    }
+    answer.slugs = slugs.into_iter().map(|(_, slug)| slug).collect();
     answer.threads = config.threads;
     let exit = if stopped { STOP_EXIT } else { 0 };
-    let mut result = Answer::streamed(answer, exit);
+    let answer = std::sync::Arc::new(answer);
+    let mut result = Answer::streamed_shared(answer.clone(), exit);
     result.stderr.extend(stop_message);
+    // A page of named files is what an agent asked for: printed whole unless it asks
+    // for the compact form.
+    let size = match options.answer {
+        AnswerSize::Auto if !page.files.is_empty() => AnswerSize::Full,
+        size => size,
+    };
+    if size != AnswerSize::Full {
+        let how = Invocation {
+            command: command_line(options),
+            wrote_metadata: write,
+        };
+        result = result.sized(Sizing {
+            size,
+            limit: config.answer_limit,
+            full_path: (!options.no_metadata).then(|| {
+                metadata::plan::state_dir(&project_root, &config.metadata_path).join("discover")
+            }),
+            root: project_root.clone(),
+            no_file: options
+                .no_metadata
+                .then(|| "--no-metadata writes nothing".to_string()),
+            compact: std::sync::Arc::new(move |whole| answer.compact(whole, &how)),
+        });
+    }
     Ok(result)
+}
+
+/// The record of this plan: each file with metadata, its slug and its selected methods.
+fn plan_record(
+    mode: Mode,
+    base: Option<&Base>,
+    plan: &Plan,
+    placed: &[(String, String)],
+) -> metadata::plan::PlanRecord {
+    let by_path: std::collections::HashMap<&str, &discover::FilePlan> =
+        plan.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    metadata::plan::PlanRecord {
+        mode: mode.as_str().to_string(),
+        base: base.map(|b| metadata::plan::RecordedBase {
+            reference: b.reference.clone(),
+            commit: b.commit.map(Repo::short),
+        }),
+        files: placed
+            .iter()
+            .map(|(source, slug)| metadata::plan::PlannedFile {
+                source_file: source.clone(),
+                slug: slug.clone(),
+                selected: by_path
+                    .get(source.as_str())
+                    .map(|f| {
+                        f.items
+                            .iter()
+                            .filter_map(|&i| plan.items.get(i))
+                            .filter(|i| {
+                                i.selected && Some(i.class_name()) == f.class_name.as_deref()
+                            })
+                            .map(|i| i.method_id.to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    }
+}
+
+/// A `--file` argument as the plan names files: relative to the project root (a path that
+/// exists from the current directory is made so).
+fn page_file(config: &Config, project_root: &Path, file: &Path) -> String {
+    if file.exists() {
+        let abs = walk::absolute(file);
+        if let Some(rel) =
+            walk::relative_to(project_root, &abs).or_else(|| walk::relative_to(&config.root, &abs))
+        {
+            return rel;
+        }
+    }
+    file.to_string_lossy().replace('\\', "/")
+}
+
+/// `rspec-scout discover` with the flags that decide the plan (not the page, the format or
+/// the answer size), for the commands a compact answer suggests.
+fn command_line(options: &Options) -> String {
+    let mut out = String::from("rspec-scout discover");
+    if options.all {
+        out.push_str(" --all");
+    }
+    if options.staged {
+        out.push_str(" --staged");
+    }
+    if let Some(base) = &options.base {
+        out.push_str(&format!(" --base {}", shell_word(base)));
+    }
+    for g in &options.only {
+        out.push_str(&format!(" --only {}", shell_word(g)));
+    }
+    for g in &options.exclude {
+        out.push_str(&format!(" --exclude {}", shell_word(g)));
+    }
+    if options.allow_red {
+        out.push_str(" --allow-red");
+    }
+    if options.no_metadata {
+        out.push_str(" --no-metadata");
+    }
+    for p in &options.paths {
+        out.push_str(&format!(" {}", shell_word(&p.to_string_lossy())));
+    }
+    out
+}
+
+/// Which red-zone limits a file crosses, with both numbers: `13 methods (red above 12)`.
+fn crossed(loc: u32, methods: usize, zones: &ZoneThresholds) -> Vec<String> {
+    let mut out = Vec::new();
+    if loc > zones.red_loc {
+        out.push(format!("{loc} LOC (red above {})", zones.red_loc));
+    }
+    if u32::try_from(methods).unwrap_or(u32::MAX) > zones.red_methods {
+        out.push(format!(
+            "{methods} methods (red above {})",
+            zones.red_methods
+        ));
+    }
+    out
+}
+
+/// The contract's stop message, naming the limits the stopped files cross: the contract
+/// cites `>300 LOC` only, which is wrong for a file that is red for its methods.
+fn stop_message(plan: &Plan, zones: &ZoneThresholds) -> String {
+    let by_loc = plan.stopped.iter().any(|s| s.loc > zones.red_loc);
+    let by_methods = plan
+        .stopped
+        .iter()
+        .any(|s| u32::try_from(s.methods).unwrap_or(u32::MAX) > zones.red_methods);
+    let limits = match (by_loc, by_methods) {
+        (true, true) => format!(">{} LOC or >{} methods", zones.red_loc, zones.red_methods),
+        (false, true) => format!(">{} methods", zones.red_methods),
+        _ => format!(">{} LOC", zones.red_loc),
+    };
+    format!(
+        "{} file(s) in red zone ({limits}). Refactor before testing.",
+        plan.stopped.len()
+    )
+}
+
+/// The stderr line of a stop: each file with the limits it crosses, and the way on.
+fn stop_line(plan: &Plan, zones: &ZoneThresholds, options: &Options) -> String {
+    let files: Vec<String> = plan
+        .stopped
+        .iter()
+        .map(|s| {
+            format!(
+                "{} is in the red zone with {} and only new methods",
+                s.path,
+                crossed(s.loc, s.methods, zones).join(" and ")
+            )
+        })
+        .collect();
+    format!(
+        "rspec-scout: stopped: {}. Split it, or plan it anyway with `{} --allow-red`",
+        files.join("; "),
+        command_line(options)
+    )
+}
+
+/// The error when no file is in scope: in branch and staged mode nothing changed; in all
+/// and single mode the globs searched, and the `include:` line that would find the Ruby
+/// files that are there.
+fn nothing_found(config: &Config, mode: Mode, base: Option<&Base>, scope: &walk::Scope) -> Error {
+    let message = "No testable Ruby files found".to_string();
+    match mode {
+        Mode::Branch | Mode::Staged => Error::NothingToDo {
+            message,
+            details: match mode {
+                Mode::Branch => format!(
+                    "no in-scope Ruby file differs from {}",
+                    base.map_or("the base", |b| b.reference.as_str())
+                ),
+                _ => "no in-scope Ruby file is staged".to_string(),
+            },
+            hint: None,
+        },
+        Mode::Single | Mode::All => {
+            let searched = config.searched_globs().join(", ");
+            let folders = walk::ruby_folders(&config.root, scope, 5);
+            let hint = if folders.is_empty() {
+                "no .rb file outside the excluded folders here: check --root".to_string()
+            } else {
+                let found: Vec<String> = folders
+                    .iter()
+                    .map(|(dir, n)| format!("{dir}/ ({n})"))
+                    .collect();
+                let globs: Vec<String> = folders
+                    .iter()
+                    .map(|(dir, _)| format!("\"{dir}/**/*.rb\""))
+                    .collect();
+                format!(
+                    "Ruby files are under {}: add `include: [{}]` to {}",
+                    found.join(", "),
+                    globs.join(", "),
+                    crate::config::CONFIG_FILE
+                )
+            };
+            Error::NothingToDo {
+                message,
+                details: format!("no Ruby file matches the globs searched: {searched}"),
+                hint: Some(hint),
+            }
+        }
+    }
 }
 
 /// Branch and staged mode: the in-scope files git reports changed against the base (the
@@ -267,7 +506,9 @@ fn changed_files(
     } else {
         let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
         warnings.extend(w);
+        let phase = options.progress.start("changes", 0);
         let changes = options.cache.changes(repo, &base)?;
+        phase.set_total(changes.len());
         (base, changes)
     };
     let mut candidates = Vec::new();
@@ -306,11 +547,14 @@ fn walked_files(
     timings: &mut Timings,
 ) -> Result<(Option<Base>, Vec<Candidate>)> {
     let walk_started = Instant::now();
+    let walking = options.progress.start("walk", 0);
     let found = if mode == Mode::All {
         options.cache.files(&config.root, scope, config.threads)
     } else {
         walk::collect(project_root, &options.paths, scope, config.threads)?
     };
+    walking.set_total(found.files.len());
+    walking.finish();
     timings.walk_ms = millis(walk_started);
     warnings.extend(found.warnings);
     let mut base = None;
@@ -372,6 +616,7 @@ fn read_sources(
     mode: Mode,
     candidates: &[Candidate],
     cache: &super::Cache,
+    phase: &crate::report::Phase,
 ) -> Result<Vec<Prepared>> {
     // git2 repositories are not Sync: blobs are read here, on one thread; only files that
     // changed need their base version.
@@ -420,32 +665,18 @@ fn read_sources(
                 };
                 // Reduced here, on the parsing thread: the facts of every file are never
                 // held at once.
-                discover::prepare(Source {
+                let prepared = discover::prepare(Source {
                     facts,
                     base,
                     change: c.change,
                     old_path: c.old_path.clone(),
-                })
+                });
+                phase.tick();
+                prepared
             })
             .collect()
     });
     Ok(sources)
-}
-
-/// Files that get a metadata file: those whose main class has at least one wave item.
-fn metadata_slugs(plan: &Plan) -> Vec<String> {
-    plan.files
-        .iter()
-        .filter(|f| has_main_items(f, plan))
-        .map(|f| naming::slug(f.path()))
-        .collect()
-}
-
-fn has_main_items(file: &discover::FilePlan, plan: &Plan) -> bool {
-    file.items
-        .iter()
-        .filter_map(|&i| plan.items.get(i))
-        .any(|item| Some(item.class_name()) == file.class_name.as_deref())
 }
 
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
@@ -479,52 +710,191 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
         spec_path: file.spec_path.clone().unwrap_or_default(),
         methods_to_analyze,
         dependencies: file.dependencies(&plan.items),
+        slug: None,
     })
 }
 
-/// Writes every metadata file (in parallel, under the folder lock), keeping keys other
-/// stages wrote; when the source changed since the analysis, later stages' markers go.
-fn write_metadata(
+/// Where each planned file's metadata goes, written (in parallel, under the folder lock)
+/// when `write`: keys other stages wrote are kept; when the source changed since the
+/// analysis, later stages' markers go. Returns each file with its slug, in plan order.
+///
+/// A file takes its contract slug unless another source holds it (a metadata file naming
+/// another `source_file`, or a file of this plan with the same slug): then the next of its
+/// [slug candidates](naming::slug_candidate), said in `warnings` and in the metadata's
+/// `slug`. Files of this plan that share a slug are settled in a fixed order (fewest
+/// folders, then path), so the same tree always gives the same slugs.
+fn place_metadata(
     config: &Config,
     project_root: &Path,
     plan: &Plan,
-    debug: bool,
+    write: bool,
+    options: &Options,
     warnings: &mut Vec<String>,
-) -> Result<()> {
-    let jobs: Vec<(metadata::Location, fields::Discovery, &discover::FilePlan)> = plan
+) -> Result<Vec<(String, String)>> {
+    let debug = options.debug;
+    let folder = config.metadata_dir(project_root);
+    let mut jobs: Vec<(fields::Discovery, &discover::FilePlan)> = plan
         .files
         .iter()
-        .filter_map(|f| {
-            let fields = discovery_fields(f, plan)?;
-            Some((config.locate_rel(project_root, f.path()), fields, f))
-        })
+        .filter_map(|f| Some((discovery_fields(f, plan)?, f)))
         .collect();
-    let Some((first, _, _)) = jobs.first() else {
-        return Ok(());
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let _lock = if write {
+        Some(metadata::lock_dir(&folder)?)
+    } else {
+        None
     };
-    let _lock = metadata::lock(&first.path)?;
-    let results: Vec<Result<Option<String>>> = index::in_pool(config.threads, || {
+    let phase = write.then(|| options.progress.start("metadata", jobs.len()));
+    let tick = || {
+        if let Some(p) = &phase {
+            p.tick();
+        }
+    };
+    let mut shared: std::collections::HashMap<String, Vec<&str>> = Default::default();
+    for (_, file) in &jobs {
+        shared
+            .entry(naming::slug(file.path()))
+            .or_default()
+            .push(file.path());
+    }
+    // Most files: their contract slug is theirs, checked and written in one load.
+    let first: Vec<Result<Placed>> = index::in_pool(config.threads, || {
         jobs.par_iter()
-            .map(|(location, fields, file)| {
-                let note = write_one(location, fields)?;
-                if debug {
-                    write_debug(config, project_root, location, file, plan)?;
+            .map(|(fields, file)| {
+                let slug = naming::slug(file.path());
+                if shared.get(&slug).is_some_and(|files| files.len() > 1) {
+                    return Ok(Placed::Later);
                 }
-                Ok(note)
+                let location = metadata::location_at(project_root, &folder, file.path(), slug);
+                // Written: loaded once, for its owner and its keys. Not written: only its
+                // owner is needed.
+                if !write {
+                    if let metadata::Owner::Other(holder) =
+                        metadata::owner(&location.path, file.path())
+                    {
+                        return Ok(Placed::Displaced(holder));
+                    }
+                    return Ok(Placed::Here(location.slug, None));
+                }
+                let loaded = metadata::load(&location.path);
+                if let metadata::Owner::Other(holder) = metadata::owner_of(&loaded, file.path()) {
+                    return Ok(Placed::Displaced(holder));
+                }
+                tick();
+                let note = if write {
+                    let note = write_one(&location, fields, loaded)?;
+                    if debug {
+                        write_debug(config, project_root, &location, file, plan)?;
+                    }
+                    note
+                } else {
+                    None
+                };
+                Ok(Placed::Here(location.slug, note))
             })
             .collect()
     });
-    for result in results {
-        if let Some(note) = result? {
-            warnings.push(note);
+    let mut slugs: Vec<Option<String>> = vec![None; jobs.len()];
+    let mut claimed: std::collections::HashSet<String> = Default::default();
+    let mut later: Vec<(usize, Option<String>)> = Vec::new();
+    for (i, placed) in first.into_iter().enumerate() {
+        match placed? {
+            Placed::Here(slug, note) => {
+                warnings.extend(note);
+                claimed.insert(slug.clone());
+                if let Some(s) = slugs.get_mut(i) {
+                    *s = Some(slug);
+                }
+            }
+            Placed::Displaced(holder) => later.push((i, Some(holder))),
+            Placed::Later => later.push((i, None)),
         }
     }
-    Ok(())
+    // The rest, one by one in a fixed order: files that share a slug with another file
+    // of this plan, and files whose slug another source's metadata holds.
+    later.sort_by_key(|(i, _)| {
+        jobs.get(*i)
+            .map(|(_, f)| (f.path().matches('/').count(), f.path().to_string()))
+    });
+    for (i, holder) in later {
+        let Some((fields, file)) = jobs.get_mut(i) else {
+            continue;
+        };
+        let contract = naming::slug(file.path());
+        let slug = metadata::resolve_slug(&folder, file.path(), |s| claimed.contains(s));
+        let location = metadata::location_at(project_root, &folder, file.path(), slug.clone());
+        if slug != contract {
+            // Who has the contract slug: the source its metadata names, else the other
+            // files of this plan that share it.
+            let holder = holder
+                .or_else(|| {
+                    match metadata::owner(&folder.join(format!("{contract}.yml")), file.path()) {
+                        metadata::Owner::Other(source) => Some(source),
+                        _ => None,
+                    }
+                })
+                .unwrap_or_else(|| {
+                    let others: Vec<&str> = shared
+                        .get(&contract)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|p| *p != file.path())
+                        .collect();
+                    others.join(", ")
+                });
+            warnings.push(format!(
+                "{} and {holder} share the slug {contract}: the metadata of {} is {} (slug {slug})",
+                file.path(),
+                file.path(),
+                naming_shown(project_root, &location.path),
+            ));
+            fields.slug = Some(slug.clone());
+        }
+        if write {
+            tick();
+            let loaded = metadata::load(&location.path);
+            warnings.extend(write_one(&location, fields, loaded)?);
+            if debug {
+                write_debug(config, project_root, &location, file, plan)?;
+            }
+        }
+        claimed.insert(slug.clone());
+        if let Some(s) = slugs.get_mut(i) {
+            *s = Some(slug);
+        }
+    }
+    Ok(jobs
+        .iter()
+        .zip(slugs)
+        .filter_map(|((_, file), slug)| Some((file.path().to_string(), slug?)))
+        .collect())
 }
 
-fn write_one(location: &metadata::Location, fields: &fields::Discovery) -> Result<Option<String>> {
+/// Where the first pass put a file.
+enum Placed {
+    /// At its contract slug (the slug, and a note for `warnings`).
+    Here(String, Option<String>),
+    /// Its contract slug's file names another source (that source).
+    Displaced(String),
+    /// Another file of the plan has the same contract slug.
+    Later,
+}
+
+/// A path as the answer shows it: relative to the project root when below it.
+fn naming_shown(project_root: &Path, path: &Path) -> String {
+    walk::relative_to(project_root, path).unwrap_or_else(|| path.display().to_string())
+}
+
+fn write_one(
+    location: &metadata::Location,
+    fields: &fields::Discovery,
+    loaded: Result<Option<Mapping>>,
+) -> Result<Option<String>> {
     let mut note = None;
-    let mut map = match metadata::load(&location.path) {
+    let mut map = match loaded {
         Ok(Some(map)) => map,
         Ok(None) => Mapping::new(),
         Err(Error::MetadataInvalid { reason, .. }) => {
@@ -639,7 +1009,7 @@ fn build_answer(
     warnings: Vec<String>,
     options: &Options,
     timings: Timings,
-    red_loc: u32,
+    zones: &ZoneThresholds,
     started: Instant,
 ) -> DiscoverAnswer {
     let count_zone = |z: Zone| plan.files.iter().filter(|f| f.zone == z).count();
@@ -647,7 +1017,10 @@ fn build_answer(
     let selected = plan.items.iter().filter(|i| i.selected).count();
     let mut next = Vec::new();
     if stopped {
-        next.push("split the stopped files, or re-run with --allow-red".to_string());
+        next.push(format!(
+            "split the stopped files, or plan them anyway: {} --allow-red",
+            command_line(options)
+        ));
     } else if selected > 0 {
         next.push("rspec-scout analyze --from-metadata".to_string());
     } else if mode == Mode::Single && !plan.items.is_empty() {
@@ -669,14 +1042,7 @@ fn build_answer(
     DiscoverAnswer {
         status: if stopped { "stop" } else { "success" },
         reason: stopped.then_some("red_zone_new_code"),
-        // The contract's text cites only the LOC threshold.
-        message: stopped.then(|| {
-            format!(
-                "{} file(s) in red zone (>{} LOC). Refactor before testing.",
-                plan.stopped.len(),
-                red_loc
-            )
-        }),
+        message: stopped.then(|| stop_message(&plan, zones)),
         stopped_files: plan
             .stopped
             .iter()
@@ -684,6 +1050,7 @@ fn build_answer(
                 path: s.path.clone(),
                 loc: s.loc,
                 methods: s.methods,
+                crossed: crossed(s.loc, s.methods, zones),
             })
             .collect(),
         suggestions: if stopped {
@@ -709,6 +1076,8 @@ fn build_answer(
         timings: options.timings.then_some(timings),
         started,
         threads: 0,
+        page: None,
+        metadata_files: 0,
     }
 }
 

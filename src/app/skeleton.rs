@@ -55,6 +55,22 @@ pub struct Options {
     pub shared_examples_threshold: Option<usize>,
     /// How placeholders are written.
     pub placeholders: Placeholders,
+    /// Instead of `metadata`: every analyzed file of the last plan, or of every metadata
+    /// file.
+    pub batch: Option<Batch>,
+    /// Where each phase of a batch is reported (nothing by default).
+    pub progress: crate::report::OnPhase,
+    /// How large the printed answer of a batch may be (default: whole).
+    pub answer: crate::report::AnswerSize,
+}
+
+/// Which metadata files a `skeleton` without METADATA works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batch {
+    /// The files of the last plan (`discover`'s record).
+    Plan,
+    /// Every metadata file.
+    AllMetadata,
 }
 
 /// The answer of `skeleton --stdout` in YAML/JSON.
@@ -101,6 +117,9 @@ struct DecisionAnswer {
 
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    if let Some(batch) = options.batch {
+        return super::skeleton_batch::run(config, options, batch);
+    }
     let threshold = options
         .shared_examples_threshold
         .unwrap_or(spec::shared::DEFAULT_THRESHOLD);
@@ -112,7 +131,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             "--mode only applies with --stdout (without it the spec file is patched with method blocks)",
         ));
     }
-    let (metadata_path, project_root) = resolve_metadata(config, &options.metadata);
+    let (metadata_path, project_root) = resolve_metadata(config, &options.metadata)?;
     let map = metadata::load(&metadata_path)?.ok_or_else(|| Error::MetadataNotFound {
         path: metadata_path.clone(),
     })?;
@@ -141,16 +160,21 @@ fn usage(message: &str) -> Error {
 /// The metadata file and the project root its paths are relative to. A `.rb` argument is a
 /// source file whose metadata is located; anything else is the metadata file itself, and
 /// its project is its git root when that lies inside the configured root.
-fn resolve_metadata(config: &Config, arg: &Path) -> (PathBuf, PathBuf) {
+fn resolve_metadata(config: &Config, arg: &Path) -> Result<(PathBuf, PathBuf)> {
     if arg.extension().is_some_and(|e| e == "rb") {
+        if !arg.exists() {
+            return Err(Error::SourceNotFound {
+                path: arg.to_path_buf(),
+            });
+        }
         let location = config.locate(arg);
-        return (location.path, location.project_root);
+        return Ok((location.path, location.project_root));
     }
     let abs = crate::index::walk::absolute(arg);
     let root = crate::git::root_of(&abs)
         .filter(|r| r.starts_with(&config.root) && abs.starts_with(r))
         .unwrap_or_else(|| config.root.clone());
-    (arg.to_path_buf(), root)
+    Ok((arg.to_path_buf(), root))
 }
 
 /// `--stdout --mode blocks|outline`: the generator's text.

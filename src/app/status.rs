@@ -12,23 +12,66 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::index::walk;
 use crate::metadata;
-use crate::report::status::{self, FileStatus, MethodCounts, Stages};
-use crate::report::Answer;
+use crate::report::status::{
+    self, FileStatus, Leftover, Leftovers, MethodCounts, PlanInfo, Stages,
+};
+use crate::report::{Answer, AnswerSize, OnPhase, SizeRule};
 use crate::ruby;
 use crate::yaml::{Mapping, Value};
 
 /// Options of `status`.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// Source files or folders (default: every metadata file under the root).
+    /// Source files or folders (default: the files of the last plan, else every metadata
+    /// file under the root).
     pub paths: Vec<PathBuf>,
+    /// Every metadata file under the root, not only the last plan's.
+    pub all_metadata: bool,
+    /// Where each phase is reported (nothing by default).
+    pub progress: OnPhase,
+    /// How large the printed answer may be (default: whole).
+    pub answer: AnswerSize,
 }
 
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut entries: Vec<Entry> = Vec::new();
-    if options.paths.is_empty() {
-        let root = config.root.clone();
+    let mut plan_info: Option<PlanInfo> = None;
+    let mut leftovers: Option<Leftovers> = None;
+    let root = config.root.clone();
+    let record = if options.paths.is_empty() && !options.all_metadata {
+        metadata::plan::read(&root, &config.metadata_path)?
+    } else {
+        None
+    };
+    if let Some(record) = &record {
+        let dir = config.metadata_dir(&root);
+        for f in &record.files {
+            entries.push(Entry {
+                metadata: dir.join(format!("{}.yml", f.slug)),
+                project_root: root.clone(),
+                source_rel: Some(f.source_file.clone()),
+            });
+        }
+        let others: Vec<PathBuf> = metadata_files(&dir)
+            .into_iter()
+            .filter(|path| {
+                path.file_stem()
+                    .is_none_or(|stem| !record.has_slug(&stem.to_string_lossy()))
+            })
+            .collect();
+        leftovers = Some(leftovers_of(config, &others));
+        plan_info = Some(PlanInfo {
+            mode: record.mode.clone(),
+            base: record.base.clone(),
+            files: record.files.len(),
+            selected_methods: record.selected_methods(),
+            record: shown(
+                config,
+                &metadata::plan::record_path(&root, &config.metadata_path),
+            ),
+        });
+    } else if options.paths.is_empty() {
         for path in metadata_files(&config.metadata_dir(&root)) {
             entries.push(Entry {
                 metadata: path,
@@ -55,7 +98,16 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut seen = std::collections::BTreeSet::new();
     entries.retain(|e| seen.insert(e.metadata.clone()));
 
-    let mut files: Vec<FileStatus> = entries.iter().map(|e| file_status(config, e)).collect();
+    let phase = options.progress.start("status", entries.len());
+    let mut files: Vec<FileStatus> = entries
+        .iter()
+        .map(|e| {
+            let status = file_status(config, e);
+            phase.tick();
+            status
+        })
+        .collect();
+    phase.finish();
     files.sort_by(|a, b| {
         (a.source_file.is_empty(), &a.source_file, &a.metadata).cmp(&(
             b.source_file.is_empty(),
@@ -63,7 +115,48 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             &b.metadata,
         ))
     });
-    Ok(status::answer(config.root.display().to_string(), files))
+    let rule = (options.answer != AnswerSize::Full).then(|| SizeRule {
+        size: options.answer,
+        limit: config.answer_limit,
+        full_path: Some(metadata::plan::state_dir(&root, &config.metadata_path).join("status")),
+        root: root.clone(),
+        no_file: None,
+    });
+    Ok(status::answer(
+        config.root.display().to_string(),
+        files,
+        plan_info,
+        leftovers,
+        rule,
+    ))
+}
+
+/// The metadata files outside the plan: where each one's source stands.
+fn leftovers_of(config: &Config, paths: &[PathBuf]) -> Leftovers {
+    let mut out = Leftovers::default();
+    for path in paths {
+        let (source_file, reason) = match metadata::load(path) {
+            Ok(Some(map)) => match map.get("source_file").and_then(Value::as_str) {
+                Some(source) if config.root.join(source).is_file() => {
+                    (source.to_string(), "not in the last plan")
+                }
+                Some(source) => (source.to_string(), "source gone"),
+                None => (String::new(), "names no source"),
+            },
+            Ok(None) => continue,
+            Err(_) => (String::new(), "does not load"),
+        };
+        if reason == "source gone" {
+            out.source_gone += 1;
+        }
+        out.files.push(Leftover {
+            metadata: shown(config, path),
+            source_file,
+            reason,
+        });
+    }
+    out.count = out.files.len();
+    out
 }
 
 /// A metadata file to report on.

@@ -34,7 +34,13 @@ pub struct Options {
 
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
-    let target = resolve(config, &options.metadata);
+    let named = &options.metadata;
+    if named.extension().is_some_and(|e| e == "rb") && !named.exists() {
+        return Err(Error::SourceNotFound {
+            path: named.clone(),
+        });
+    }
+    let target = resolve(config, named);
     if !target.path.exists() {
         return Err(Error::MetadataNotFound {
             path: PathBuf::from(&target.shown),

@@ -46,6 +46,119 @@ impl Default for ScopeRules {
     }
 }
 
+/// The folders below a component root that hold no code to plan.
+const NOT_CODE: &[&str] = &[
+    "spec",
+    "test",
+    "db/migrate",
+    "config",
+    "bin",
+    "script",
+    "vendor",
+    "node_modules",
+    "tmp",
+];
+
+impl ScopeRules {
+    /// Adds a folder that is a gem or engine of its own (`activerecord`, `core`): its
+    /// `app/` and `lib/` are in scope, its tests and configuration are not.
+    pub fn add_component(&mut self, dir: &str) {
+        let dir = globset::escape(dir);
+        self.include.push(format!("{dir}/app/**/*.rb"));
+        self.include.push(format!("{dir}/lib/**/*.rb"));
+        for not_code in NOT_CODE {
+            self.exclude.push(format!("{dir}/{not_code}/**"));
+        }
+    }
+}
+
+/// Folders below `root` that are gems or engines of their own: a `*.gemspec` two folders
+/// deep at most (`activerecord/activerecord.gemspec`, `gems/pay/pay.gemspec`), or a
+/// `config/routes.rb` three deep at most beside their own `app/` or `lib/`
+/// (`core/config/routes.rb`). Folders the scope excludes are not looked into; the root
+/// itself is not one (its `app/` and `lib/` are in the default scope). Sorted.
+pub fn component_roots(root: &Path, scope: &Scope) -> Vec<String> {
+    let root_buf = root.to_path_buf();
+    let dir_scope = scope.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .ignore(false)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .parents(true)
+        .follow_links(false)
+        .max_depth(Some(4))
+        .filter_entry(move |entry| {
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                if let Some(rel) = relative_to(&root_buf, entry.path()) {
+                    // `config` is excluded, but a component's `config/routes.rb` tells it is one.
+                    return !dir_scope.excludes_dir(&rel) || rel.ends_with("config");
+                }
+            }
+            true
+        })
+        .build();
+    let mut roots = std::collections::BTreeSet::new();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative_to(root, entry.path()) else {
+            continue;
+        };
+        let depth = rel.matches('/').count() + 1;
+        let component = if rel.ends_with(".gemspec") && depth <= 3 {
+            rel.rsplit_once('/').map(|(dir, _)| dir.to_string())
+        } else if let Some(dir) = rel.strip_suffix("/config/routes.rb") {
+            let has_code =
+                root.join(dir).join("app").is_dir() || root.join(dir).join("lib").is_dir();
+            has_code.then(|| dir.to_string())
+        } else {
+            None
+        };
+        if let Some(dir) = component.filter(|d| !d.starts_with("app/") && !d.starts_with("lib/")) {
+            if !scope.excludes_dir(&dir) {
+                roots.insert(dir);
+            }
+        }
+    }
+    roots.into_iter().collect()
+}
+
+/// Where Ruby files out of scope are, to say which `include:` line would find them: each
+/// top folder (two levels for a folder of many projects such as `gems/x`) holding `.rb`
+/// files no exclude glob leaves out, with its count, most first (at most `limit`).
+pub fn ruby_folders(root: &Path, scope: &Scope, limit: usize) -> Vec<(String, usize)> {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .ignore(false)
+        .git_ignore(true)
+        .follow_links(false)
+        .build();
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative_to(root, entry.path()) else {
+            continue;
+        };
+        if !rel.ends_with(".rb") || scope.exclude.is_match(&rel) {
+            continue;
+        }
+        let top = match rel.split_once('/') {
+            Some((top, _)) => top.to_string(),
+            None => continue,
+        };
+        *counts.entry(top).or_default() += 1;
+    }
+    let mut folders: Vec<(String, usize)> = counts.into_iter().collect();
+    folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    folders.truncate(limit);
+    folders
+}
+
 /// Compiled include/exclude globs.
 #[derive(Debug, Clone)]
 pub struct Scope {
@@ -68,7 +181,7 @@ impl Scope {
     }
 
     /// Whether a whole folder is excluded (so the walk need not enter it).
-    fn excludes_dir(&self, rel_dir: &str) -> bool {
+    pub fn excludes_dir(&self, rel_dir: &str) -> bool {
         !rel_dir.is_empty() && self.exclude.is_match(format!("{rel_dir}/x.rb"))
     }
 }
@@ -128,8 +241,52 @@ pub fn absolute(path: &Path) -> PathBuf {
     })
 }
 
-/// Collects the files named by `inputs`: files as given (any extension: the caller asked
-/// for them), folders walked for in-scope `.rb` files.
+/// Whether a file named explicitly is Ruby source: `.rb` and the other extensions Ruby
+/// code is kept in (`.rake`, `.gemspec`, `.ru`, `.builder`, `.jbuilder`, `.thor`), the
+/// files Ruby tools read by name (`Gemfile`, `Rakefile`, ...), and files without an
+/// extension whose first line is a Ruby shebang (`bin/rails`). Templates (`.erb`) are not.
+pub fn is_ruby_file(path: &Path) -> bool {
+    const EXTENSIONS: &[&str] = &["rb", "rake", "gemspec", "ru", "builder", "jbuilder", "thor"];
+    const NAMES: &[&str] = &[
+        "Gemfile",
+        "Rakefile",
+        "Guardfile",
+        "Capfile",
+        "Vagrantfile",
+        "Brewfile",
+        "Podfile",
+        "Fastfile",
+        "Dangerfile",
+        "Thorfile",
+        "Steepfile",
+        "Berksfile",
+    ];
+    if let Some(ext) = path.extension() {
+        return EXTENSIONS.iter().any(|e| ext == *e);
+    }
+    if path
+        .file_name()
+        .is_some_and(|n| NAMES.iter().any(|name| n == *name))
+    {
+        return true;
+    }
+    // No extension: a script, when its shebang says Ruby.
+    let mut head = [0u8; 128];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    let first_line = head
+        .get(..read)
+        .unwrap_or_default()
+        .split(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    first_line.starts_with(b"#!") && memchr::memmem::find(first_line, b"ruby").is_some()
+}
+
+/// Collects the files named by `inputs`: Ruby files as given (in scope or not: the caller
+/// asked for them; a file that is not Ruby is an error), folders walked for in-scope `.rb`
+/// files.
 pub fn collect(root: &Path, inputs: &[PathBuf], scope: &Scope, threads: usize) -> Result<Found> {
     let mut found = Found::default();
     for input in inputs {
@@ -145,6 +302,10 @@ pub fn collect(root: &Path, inputs: &[PathBuf], scope: &Scope, threads: usize) -
         let abs = absolute(input);
         if meta.is_dir() {
             walk_dir(root, &abs, scope, threads, &mut found);
+        } else if !is_ruby_file(input) {
+            return Err(Error::NotRuby {
+                path: input.clone(),
+            });
         } else {
             let rel =
                 relative_to(root, &abs).unwrap_or_else(|| input.to_string_lossy().into_owned());
@@ -240,6 +401,34 @@ fn walk_error_text(err: &ignore::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ruby_files_by_extension_name_and_shebang() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        for yes in [
+            write("a.rb", ""),
+            write("tasks.rake", ""),
+            write("x.gemspec", ""),
+            write("Gemfile", ""),
+            write("rails", "#!/usr/bin/env ruby\nputs 1\n"),
+        ] {
+            assert!(is_ruby_file(&yes), "{}", yes.display());
+        }
+        for no in [
+            write("README.rdoc", "= Title\n"),
+            write("show.html.erb", "<%= 1 %>\n"),
+            write("logo.png", "\u{89}PNG"),
+            write("setup", "#!/bin/sh\necho ruby\n"),
+            write("NOTES", "ruby\n"),
+        ] {
+            assert!(!is_ruby_file(&no), "{}", no.display());
+        }
+    }
 
     #[test]
     fn default_scope_matches_the_product_rules() {

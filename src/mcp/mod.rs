@@ -222,6 +222,11 @@ impl Server {
                     debug: false,
                     timings: a.timings,
                     progress: crate::report::OnPhase::default(),
+                    // The server pages the whole answer itself, and narrows it by wave and
+                    // file after the plan (the page keeps the plan's overview).
+                    answer: crate::report::AnswerSize::Full,
+                    wave: None,
+                    file: Vec::new(),
                     cache: self.cache.clone(),
                 };
                 let answer = answer_json(app::discover::run(&config, &options))?;
@@ -235,8 +240,11 @@ impl Server {
                 let options = app::analyze::Options {
                     files: paths::confine_all(&root, &a.files)?,
                     from_metadata: a.from_metadata,
+                    all_metadata: false,
                     force: a.force,
                     timings: false,
+                    progress: crate::report::OnPhase::default(),
+                    answer: crate::report::AnswerSize::Full,
                 };
                 let answer = answer_json(app::analyze::run(&config, &options))?;
                 Ok(self.first_page(
@@ -332,6 +340,9 @@ impl Server {
                     only: a.only,
                     shared_examples_threshold: a.shared_examples_threshold,
                     placeholders: a.placeholders.unwrap_or_default(),
+                    batch: None,
+                    progress: crate::report::OnPhase::default(),
+                    answer: crate::report::AnswerSize::Full,
                 };
                 answer_json(app::skeleton::run(&config, &options))
             }
@@ -370,6 +381,9 @@ impl Server {
                 }
                 let options = app::status::Options {
                     paths: paths::confine_all(&root, &a.paths)?,
+                    all_metadata: false,
+                    progress: crate::report::OnPhase::default(),
+                    answer: crate::report::AnswerSize::Full,
                 };
                 let answer = answer_json(app::status::run(&config, &options))?;
                 Ok(self.first_page(

@@ -56,6 +56,8 @@ pub struct Discovery {
     pub methods_to_analyze: Vec<MethodToAnalyze>,
     /// Classes in scope the class depends on.
     pub dependencies: Vec<String>,
+    /// The metadata slug, when it is not the contract's (another source has that one).
+    pub slug: Option<String>,
 }
 
 /// The marker version written next to each `*_completed` marker.
@@ -66,6 +68,9 @@ pub fn version() -> String {
 impl Discovery {
     /// Sets the discovery fields and `automation.discovery_agent_completed: true`.
     pub fn apply(&self, map: &mut Mapping) {
+        if let Some(slug) = &self.slug {
+            set(map, "slug", Value::String(slug.clone()));
+        }
         set(map, "source_file", Value::String(self.source_file.clone()));
         set(map, "class_name", Value::String(self.class_name.clone()));
         set(map, "complexity", crate::yaml::to_value(&self.complexity));

@@ -7,6 +7,7 @@
 //! interleave a read-modify-write), keeping keys it does not know in their order.
 
 pub mod fields;
+pub mod plan;
 pub mod validate;
 
 use std::io::Write;
@@ -55,15 +56,112 @@ pub fn locate(default_root: &Path, metadata_path: &str, source: &Path) -> Locati
     locate_rel(&project_root, metadata_path, &source_rel)
 }
 
-/// Locates the metadata of a source path already relative to `project_root`.
+/// Locates the metadata of a source path already relative to `project_root`: the first of
+/// its [slug candidates](crate::naming::slug_candidate) whose file names this source,
+/// else the first that no other source holds (see [`Owner`]). Two sources whose contract
+/// slugs collide thus never share a file.
 pub fn locate_rel(project_root: &Path, metadata_path: &str, source_rel: &str) -> Location {
-    let slug = crate::naming::slug(source_rel);
-    let path = dir(project_root, metadata_path).join(format!("{slug}.yml"));
+    let folder = dir(project_root, metadata_path);
+    let slug = resolve_slug(&folder, source_rel, |_| false);
+    location_at(project_root, &folder, source_rel, slug)
+}
+
+/// The slug of `source_rel` in the metadata folder `folder`: the candidate whose file
+/// names this source, else the first candidate that is free (or whose file names no
+/// source) and not `claimed` by another file of the same run.
+pub fn resolve_slug(folder: &Path, source_rel: &str, claimed: impl Fn(&str) -> bool) -> String {
+    let mut first_open: Option<String> = None;
+    let mut n = 0;
+    loop {
+        let slug = crate::naming::slug_candidate(source_rel, n);
+        let owner = owner(&folder.join(format!("{slug}.yml")), source_rel);
+        if owner == Owner::Mine {
+            return slug;
+        }
+        let open = matches!(owner, Owner::Free | Owner::Unknown) && !claimed(&slug);
+        // The first three candidates are always looked at (the file may live at a later
+        // one while an earlier one is free again); past them, the first free one ends it.
+        let done = n >= 2 && owner == Owner::Free && !claimed(&slug);
+        if open && first_open.is_none() {
+            first_open = Some(slug.clone());
+        }
+        if done {
+            return first_open.unwrap_or(slug);
+        }
+        n += 1;
+    }
+}
+
+/// The location of `source_rel` under the slug `slug`, in the metadata folder `folder`.
+pub fn location_at(project_root: &Path, folder: &Path, source_rel: &str, slug: String) -> Location {
     Location {
         project_root: project_root.to_path_buf(),
         source_rel: source_rel.to_string(),
+        path: folder.join(format!("{slug}.yml")),
         slug,
-        path,
+    }
+}
+
+/// Who a metadata file belongs to, as far as its `source_file` tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// No file: the slug is free.
+    Free,
+    /// Its `source_file` is the source asked about.
+    Mine,
+    /// It names another source: the slug is taken.
+    Other(String),
+    /// It does not load or names no source: taken by whoever claims it (its problem is
+    /// reported where it is read).
+    Unknown,
+}
+
+/// The owner of the metadata file at `path`, for `source_rel`. A top-level
+/// `source_file: plain/path.rb` line is read without loading the whole file (locating
+/// metadata reads one per file, `discover --no-metadata` one per file planned); any other
+/// form of the key goes through [`load`].
+pub fn owner(path: &Path, source_rel: &str) -> Owner {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Owner::Free,
+        Err(_) => return Owner::Unknown,
+    };
+    if let Some(source) = plain_source_file(&bytes) {
+        return if source == source_rel.as_bytes() {
+            Owner::Mine
+        } else {
+            Owner::Other(String::from_utf8_lossy(source).into_owned())
+        };
+    }
+    owner_of(&load(path), source_rel)
+}
+
+/// The value of a top-level `source_file:` line when it is a plain path (no quotes, no
+/// comment, nothing YAML would read otherwise).
+fn plain_source_file(bytes: &[u8]) -> Option<&[u8]> {
+    let line = bytes
+        .split(|&b| b == b'\n')
+        .find_map(|line| line.strip_prefix(b"source_file:"))?;
+    let value = line.trim_ascii();
+    let plain = !value.is_empty()
+        && value
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+@".contains(b))
+        && !value.starts_with(b"-")
+        && !value.starts_with(b".");
+    plain.then_some(value)
+}
+
+/// The owner of a loaded metadata file, for `source_rel`.
+pub fn owner_of(loaded: &Result<Option<Mapping>>, source_rel: &str) -> Owner {
+    match loaded {
+        Ok(None) => Owner::Free,
+        Ok(Some(map)) => match map.get("source_file").and_then(Value::as_str) {
+            Some(s) if s == source_rel => Owner::Mine,
+            Some(s) if !s.is_empty() => Owner::Other(s.to_string()),
+            _ => Owner::Unknown,
+        },
+        Err(_) => Owner::Unknown,
     }
 }
 
@@ -113,7 +211,12 @@ pub struct Lock {
 /// per folder, so a bulk write takes it once and no lock file is left per metadata file),
 /// creating the folder when needed. Blocks until another process releases it.
 pub fn lock(path: &Path) -> Result<Lock> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    lock_dir(path.parent().unwrap_or_else(|| Path::new(".")))
+}
+
+/// Takes the lock of the metadata folder `dir` (see [`lock`]), creating the folder when
+/// needed. Temp files that runs killed mid-write left behind are removed once it is held.
+pub fn lock_dir(dir: &Path) -> Result<Lock> {
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
     let lock_path = dir.join(".rspec-scout.lock");
     let file = std::fs::OpenOptions::new()
@@ -123,7 +226,47 @@ pub fn lock(path: &Path) -> Result<Lock> {
         .open(&lock_path)
         .map_err(|e| write_failed(&lock_path, &e))?;
     file.lock().map_err(|e| write_failed(&lock_path, &e))?;
+    remove_dead_temp_files(dir);
     Ok(Lock { _file: file })
+}
+
+/// Removes the temp files ([`write_text_atomic`]'s `.{name}.tmp.{pid}.{n}`) of processes
+/// that are gone: a run killed between writing its temp file and renaming it leaves one
+/// behind. Called with the folder's lock held, so no live writer of the folder is
+/// mid-write but this process (whose files are kept, as are those of any process that
+/// still runs).
+fn remove_dead_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let Some(pid) = temp_file_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        if pid != own && !process_alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in a temp file name `.{name}.tmp.{pid}.{n}`.
+fn temp_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (head, n) = rest.rsplit_once('.')?;
+    let (head, pid) = head.rsplit_once('.')?;
+    if !head.ends_with(".tmp") || !n.bytes().all(|b| b.is_ascii_digit()) || n.is_empty() {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` runs. Where `/proc` cannot tell (not Linux), every other process
+/// counts as gone: every writer of a metadata folder holds its lock while it writes.
+fn process_alive(pid: u32) -> bool {
+    let proc_root = Path::new("/proc");
+    proc_root.join("self").exists() && proc_root.join(pid.to_string()).exists()
 }
 
 /// Writes `map` to `path` atomically: a temp file in the same folder, flushed to disk, then
@@ -208,6 +351,7 @@ pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        pause_before_rename();
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
@@ -215,6 +359,47 @@ pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         return Err(write_failed(path, &e));
     }
     Ok(())
+}
+
+/// Test builds only: `RSPEC_SCOUT_TEST_PAUSE_BEFORE_RENAME_MS` holds every atomic write
+/// between its temp file and the rename, so a test can kill the process there.
+fn pause_before_rename() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("RSPEC_SCOUT_TEST_PAUSE_BEFORE_RENAME_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// Writes a file atomically (see [`write_atomic`]) from what `write` streams into it,
+/// under the lock of its folder; returns what `write` returned.
+pub fn write_stream_atomic<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<T>,
+) -> Result<T> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let _lock = lock_dir(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        let value = write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        pause_before_rename();
+        std::fs::rename(&tmp, path)?;
+        Ok(value)
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        write_failed(path, &e)
+    })
 }
 
 fn unique() -> u64 {
@@ -417,6 +602,54 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("directory"));
+    }
+
+    #[test]
+    fn the_owner_is_read_from_a_plain_source_file_line_or_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yml");
+        let owner_with = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            owner(&path, "app/models/a.rb")
+        };
+        assert_eq!(owner(&dir.path().join("none.yml"), "x"), Owner::Free);
+        assert_eq!(owner_with("source_file: app/models/a.rb\n"), Owner::Mine);
+        assert_eq!(
+            owner_with("slug: s\nsource_file: app/models/b.rb\r\nclass_name: B\n"),
+            Owner::Other("app/models/b.rb".to_string())
+        );
+        // Quoted, commented or nested: the whole file is loaded.
+        assert_eq!(
+            owner_with("source_file: \"app/models/a.rb\"\n"),
+            Owner::Mine
+        );
+        assert_eq!(
+            owner_with("source_file: app/models/a.rb # x\n"),
+            Owner::Mine
+        );
+        assert_eq!(
+            owner_with("x:\n  source_file: app/models/b.rb\n"),
+            Owner::Unknown
+        );
+        assert_eq!(owner_with("a: &x 1\nb: *x\n"), Owner::Unknown);
+    }
+
+    #[test]
+    fn temp_file_names_give_their_process() {
+        assert_eq!(
+            temp_file_pid(".app_helpers_application_helper.yml.tmp.6539.62"),
+            Some(6539)
+        );
+        for other in [
+            "app_models_a.yml",
+            ".rspec-scout.lock",
+            ".a.yml.tmp.x.1",
+            ".a.yml.tmp.1.",
+            ".a.yml.tmp.1.x",
+            "a.yml.tmp.1.2",
+        ] {
+            assert_eq!(temp_file_pid(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -58,6 +58,96 @@ pub struct DiscoverAnswer {
     pub started: Instant,
     /// Threads for rendering the long lists of the YAML answer (0: one per core).
     pub threads: usize,
+    /// The part of the plan printed (`--wave`, `--file`), when not the whole: `plan` then
+    /// holds only that part, `summary` still counts the whole plan.
+    pub page: Option<PageInfo>,
+    /// Metadata files of the whole plan (`slugs` lists only the page's).
+    pub metadata_files: usize,
+}
+
+/// Which part of the plan an answer prints.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Page {
+    /// Only this wave.
+    pub wave: Option<usize>,
+    /// Only these source files (project-relative).
+    pub files: Vec<String>,
+}
+
+impl Page {
+    /// Whether it is the whole plan.
+    pub fn is_whole(&self) -> bool {
+        self.wave.is_none() && self.files.is_empty()
+    }
+}
+
+/// The page an answer printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageInfo {
+    /// `--wave`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wave: Option<usize>,
+    /// `--file`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Methods on the page.
+    pub methods: usize,
+    /// Selected methods on the page.
+    pub selected_methods: usize,
+}
+
+/// Keeps only the page's items and the files that have one (indices remapped; every item
+/// keeps its wave and dependencies). Returns what the page holds.
+pub fn restrict(plan: &mut Plan, page: &Page) -> PageInfo {
+    let keep_file: Vec<bool> = plan
+        .files
+        .iter()
+        .map(|f| page.files.is_empty() || page.files.contains(&f.path))
+        .collect();
+    let keep = |item: &Item| {
+        page.wave.is_none_or(|w| item.wave == w) && keep_file.get(item.file).copied() == Some(true)
+    };
+    let mut new_item: Vec<Option<usize>> = Vec::with_capacity(plan.items.len());
+    let mut next = 0;
+    for item in &plan.items {
+        if keep(item) {
+            new_item.push(Some(next));
+            next += 1;
+        } else {
+            new_item.push(None);
+        }
+    }
+    let mut index = 0;
+    plan.items.retain(|_| {
+        let kept = new_item.get(index).copied().flatten().is_some();
+        index += 1;
+        kept
+    });
+    let mut new_file: Vec<Option<usize>> = Vec::with_capacity(plan.files.len());
+    let mut next_file = 0;
+    for file in &mut plan.files {
+        file.items = file
+            .items
+            .iter()
+            .filter_map(|&i| new_item.get(i).copied().flatten())
+            .collect();
+        if file.items.is_empty() {
+            new_file.push(None);
+        } else {
+            new_file.push(Some(next_file));
+            next_file += 1;
+        }
+    }
+    plan.files.retain(|f| !f.items.is_empty());
+    for item in &mut plan.items {
+        item.file = new_file.get(item.file).copied().flatten().unwrap_or(0);
+    }
+    PageInfo {
+        wave: page.wave,
+        files: page.files.clone(),
+        methods: plan.items.len(),
+        selected_methods: plan.items.iter().filter(|i| i.selected).count(),
+    }
 }
 
 /// A stopped file.
@@ -66,6 +156,8 @@ pub struct StoppedFile {
     pub path: String,
     pub loc: u32,
     pub methods: usize,
+    /// The red-zone limits it crosses, with both numbers (`13 methods (red above 12)`).
+    pub crossed: Vec<String>,
 }
 
 /// The comparison base.
@@ -381,7 +473,7 @@ impl DiscoverAnswer {
         render_started: Instant,
     ) -> Result<S::Ok, S::Error> {
         let plan = &self.plan;
-        let mut s = serializer.serialize_struct("DiscoverAnswer", 16)?;
+        let mut s = serializer.serialize_struct("DiscoverAnswer", 17)?;
         s.serialize_field("status", self.status)?;
         match &self.reason {
             Some(reason) => s.serialize_field("reason", reason)?,
@@ -420,6 +512,10 @@ impl DiscoverAnswer {
             },
         )?;
         s.serialize_field("summary", &self.summary)?;
+        match &self.page {
+            Some(page) => s.serialize_field("page", page)?,
+            None => s.skip_field("page")?,
+        }
         if self.skipped_files.is_empty() {
             s.skip_field("skipped_files")?;
         } else {
@@ -455,6 +551,7 @@ impl DiscoverAnswer {
                 y.str(&mut m, "path", &f.path)?;
                 y.num(&mut m, "loc", f.loc);
                 y.num(&mut m, "methods", f.methods);
+                y.strings(&mut m, "crossed", f.crossed.iter())?;
             }
         }
         if !self.suggestions.is_empty() {
@@ -518,6 +615,17 @@ impl DiscoverAnswer {
         y.num(&mut zones, "green", s.by_zone.green);
         y.num(&mut zones, "yellow", s.by_zone.yellow);
         y.num(&mut zones, "red", s.by_zone.red);
+        if let Some(page) = &self.page {
+            let mut m = y.map(&mut top, "page")?;
+            if let Some(wave) = page.wave {
+                y.num(&mut m, "wave", wave);
+            }
+            if !page.files.is_empty() {
+                y.strings(&mut m, "files", page.files.iter())?;
+            }
+            y.num(&mut m, "methods", page.methods);
+            y.num(&mut m, "selected_methods", page.selected_methods);
+        }
         if !self.skipped_files.is_empty() {
             let level = y.seq(&mut top, "skipped_files", false)?.unwrap_or(2);
             for f in &self.skipped_files {
@@ -558,13 +666,26 @@ impl DiscoverAnswer {
             })
             .unwrap_or_default();
         let _ = writeln!(out, "discover: {} mode{base}", self.mode);
+        if let Some(page) = &self.page {
+            let _ = writeln!(out, "{}", page_text(page));
+        }
         if self.status == "stop" {
             let _ = writeln!(out, "STOP: {}", self.message.as_deref().unwrap_or(""));
             for f in &self.stopped_files {
-                let _ = writeln!(out, "  {} ({} LOC, {} methods)", f.path, f.loc, f.methods);
+                let _ = writeln!(
+                    out,
+                    "  {} ({} LOC, {} methods): {}",
+                    f.path,
+                    f.loc,
+                    f.methods,
+                    f.crossed.join(", ")
+                );
             }
             for s in &self.suggestions {
                 let _ = writeln!(out, "  - {s}");
+            }
+            for n in &self.next_suggestions {
+                let _ = writeln!(out, "next: {n}");
             }
         }
         for wave in waves_of(plan) {
@@ -670,6 +791,373 @@ impl Streamed for DiscoverAnswer {
             }
             Format::Text => out.write_all(self.text().as_bytes()),
         }
+    }
+}
+
+/// `page: wave 2, files app/models/payment.rb (3 methods, 3 selected)`
+fn page_text(page: &PageInfo) -> String {
+    let mut what = Vec::new();
+    if let Some(wave) = page.wave {
+        what.push(format!("wave {wave}"));
+    }
+    if !page.files.is_empty() {
+        what.push(format!("files {}", page.files.join(", ")));
+    }
+    format!(
+        "page: {} ({}, {} selected)",
+        what.join(", "),
+        super::plural(page.methods, "method"),
+        page.selected_methods
+    )
+}
+
+/// What the compact answer needs besides the answer: how to run the same command again.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// `rspec-scout discover --all` with the plan's flags, without paging or format flags.
+    pub command: String,
+    /// Whether metadata was written (so `analyze --from-metadata` has something to read).
+    pub wrote_metadata: bool,
+}
+
+/// A file of a wave, its methods in the wave and how many are selected.
+type FileCount<'a> = (&'a FilePlan, usize, usize);
+
+/// One file of a wave in a compact answer.
+#[derive(Debug, Serialize)]
+struct CompactFile<'a> {
+    path: &'a str,
+    methods: usize,
+    selected: usize,
+}
+
+/// One wave in a compact answer: counts, and its files (the first `cap`).
+#[derive(Debug, Serialize)]
+struct CompactWave<'a> {
+    wave: usize,
+    name: String,
+    methods: usize,
+    selected: usize,
+    files_count: usize,
+    files: Vec<CompactFile<'a>>,
+    #[serde(skip_serializing_if = "is_zero")]
+    more_files: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Where the whole answer is.
+#[derive(Debug, Serialize)]
+pub struct FullAnswerOut {
+    /// The file (relative to the root), or null when none was written.
+    pub path: Option<String>,
+    /// Its size in the format asked.
+    pub bytes: u64,
+    /// `answer_limit`.
+    pub limit: usize,
+    /// Why no file was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl FullAnswerOut {
+    /// From where the whole answer went.
+    pub fn of(whole: &super::Whole) -> Self {
+        FullAnswerOut {
+            path: whole.path.clone(),
+            bytes: whole.bytes,
+            limit: whole.limit,
+            note: whole.note.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct CompactSummary<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    metadata_files: usize,
+    skipped_files: usize,
+    warnings: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct CompactDiscover<'a> {
+    status: &'static str,
+    answer: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stopped_files: &'a [StoppedFile],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    suggestions: &'a [String],
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<&'a BaseInfo>,
+    full_answer: FullAnswerOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<&'a PageInfo>,
+    summary: CompactSummary<'a>,
+    method_waves: Vec<CompactWave<'a>>,
+    warnings: &'a [String],
+    #[serde(skip_serializing_if = "is_zero")]
+    more_warnings: usize,
+    next_suggestions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Timings>,
+}
+
+impl DiscoverAnswer {
+    /// The compact answer: the summary, each wave as its files with counts, where the
+    /// whole answer is, and the commands that page it. As many files per wave and
+    /// warnings as fit `whole.limit` in the format asked.
+    pub fn compact(&self, whole: &super::Whole, how: &Invocation) -> super::Answer {
+        let plan = &self.plan;
+        let waves: Vec<(usize, Vec<FileCount<'_>>)> = waves_of(plan)
+            .map(|wave| {
+                let mut files: Vec<FileCount<'_>> = Vec::new();
+                for item in wave.items.items {
+                    let Some(file) = plan.files.get(item.file) else {
+                        continue;
+                    };
+                    match files.last_mut() {
+                        Some((f, methods, selected)) if std::ptr::eq(*f, file) => {
+                            *methods += 1;
+                            *selected += usize::from(item.selected);
+                        }
+                        _ => files.push((file, 1, usize::from(item.selected))),
+                    }
+                }
+                (wave.wave, files)
+            })
+            .collect();
+        let fmt = match whole.format {
+            Format::Yaml => String::new(),
+            other => format!(" --format {other}"),
+        };
+        let first_wave = waves.first().map(|(w, _)| *w);
+        let first_file = waves
+            .first()
+            .and_then(|(_, files)| files.first())
+            .map(|(f, _, _)| f.path.as_str());
+        let mut next = Vec::new();
+        let page_flags = |wave: Option<usize>, file: Option<&str>| {
+            let mut flags = String::new();
+            if let Some(w) = wave {
+                flags.push_str(&format!(" --wave {w}"));
+            }
+            if let Some(f) = file {
+                flags.push_str(&format!(" --file {}", shell_word(f)));
+            }
+            flags
+        };
+        let paged_wave = self.page.as_ref().and_then(|p| p.wave);
+        if paged_wave.is_none() && waves.len() > 1 {
+            next.push(format!(
+                "{}{}{fmt}",
+                how.command,
+                page_flags(first_wave, None)
+            ));
+        }
+        if let Some(file) = first_file {
+            next.push(format!(
+                "{}{}{fmt}",
+                how.command,
+                page_flags(paged_wave, Some(file))
+            ));
+        }
+        next.push(format!(
+            "{}{} --answer full{fmt}",
+            how.command,
+            page_flags(paged_wave, None)
+        ));
+        if self.status == "stop" {
+            next.push(format!("{} --allow-red{fmt}", how.command));
+        } else if how.wrote_metadata && self.summary.selected_methods > 0 {
+            next.push("rspec-scout analyze --from-metadata".to_string());
+        }
+        let build = |cap: usize, warnings_cap: usize| {
+            let shown = warnings_cap.min(self.warnings.len());
+            let body = CompactDiscover {
+                status: self.status,
+                answer: "compact",
+                reason: self.reason,
+                message: self.message.as_deref(),
+                stopped_files: &self.stopped_files,
+                suggestions: &self.suggestions,
+                mode: self.mode,
+                base: self.base.as_ref(),
+                full_answer: FullAnswerOut::of(whole),
+                page: self.page.as_ref(),
+                summary: CompactSummary {
+                    summary: &self.summary,
+                    metadata_files: self.metadata_files,
+                    skipped_files: self.skipped_files.len(),
+                    warnings: self.warnings.len(),
+                },
+                method_waves: waves
+                    .iter()
+                    .map(|(wave, files)| CompactWave {
+                        wave: *wave,
+                        name: waves::wave_name(*wave),
+                        methods: files.iter().map(|f| f.1).sum(),
+                        selected: files.iter().map(|f| f.2).sum(),
+                        files_count: files.len(),
+                        files: files
+                            .iter()
+                            .take(cap)
+                            .map(|(f, methods, selected)| CompactFile {
+                                path: &f.path,
+                                methods: *methods,
+                                selected: *selected,
+                            })
+                            .collect(),
+                        more_files: files.len().saturating_sub(cap),
+                    })
+                    .collect(),
+                warnings: self.warnings.get(..shown).unwrap_or_default(),
+                more_warnings: self.warnings.len() - shown,
+                next_suggestions: next.clone(),
+                timings: self.timings.clone(),
+            };
+            let text = compact_text(&body, whole);
+            super::Answer::new(&body, text, 0)
+        };
+        fit(whole, |cap| build(cap, cap.min(10)))
+    }
+}
+
+/// The first of the answers `build(cap)` gives, for caps from unlimited down to none, that
+/// fits `whole.limit` in the format asked (the last when none does).
+pub(crate) fn fit(whole: &super::Whole, build: impl Fn(usize) -> super::Answer) -> super::Answer {
+    for cap in [usize::MAX, 64, 32, 16, 8, 4, 2, 1] {
+        let candidate = build(cap);
+        if candidate.render(whole.format).len() <= whole.limit {
+            return candidate;
+        }
+    }
+    build(0)
+}
+
+/// A path as one shell word (quoted when it holds anything but plain characters).
+pub(crate) fn shell_word(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
+    {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// What a person reads of a compact answer.
+fn compact_text(c: &CompactDiscover<'_>, whole: &super::Whole) -> String {
+    let mut out = String::new();
+    let base = c
+        .base
+        .map(|b| match &b.commit {
+            Some(commit) => format!(", base {} ({commit})", b.reference),
+            None => format!(", base {}", b.reference),
+        })
+        .unwrap_or_default();
+    let _ = writeln!(out, "discover: {} mode{base}", c.mode);
+    if let Some(page) = c.page {
+        let _ = writeln!(out, "{}", page_text(page));
+    }
+    let what = if c.page.is_some() { "page" } else { "plan" };
+    let _ = writeln!(out, "{}", whole_text(whole, what));
+    if c.status == "stop" {
+        let _ = writeln!(out, "STOP: {}", c.message.unwrap_or(""));
+        for f in c.stopped_files {
+            let _ = writeln!(
+                out,
+                "  {} ({} LOC, {} methods): {}",
+                f.path,
+                f.loc,
+                f.methods,
+                f.crossed.join(", ")
+            );
+        }
+    }
+    for w in &c.method_waves {
+        let _ = writeln!(
+            out,
+            "\nwave {}: {}: {} ({} selected) in {}",
+            w.wave,
+            w.name,
+            super::plural(w.methods, "method"),
+            w.selected,
+            super::plural(w.files_count, "file")
+        );
+        let width = w.files.iter().map(|f| f.path.len()).max().unwrap_or(0);
+        for f in &w.files {
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {}, {} selected",
+                f.path,
+                super::plural(f.methods, "method"),
+                f.selected
+            );
+        }
+        if w.more_files > 0 {
+            let _ = writeln!(out, "  ... {} more", super::plural(w.more_files, "file"));
+        }
+    }
+    let s = c.summary.summary;
+    let _ = writeln!(
+        out,
+        "\n{} ({} selected) in {}, {}; zones: {} green, {} yellow, {} red",
+        super::plural(s.total_methods, "method"),
+        s.selected_methods,
+        super::plural(s.total_files, "file"),
+        super::plural(s.waves_count, "wave"),
+        s.by_zone.green,
+        s.by_zone.yellow,
+        s.by_zone.red
+    );
+    if c.summary.skipped_files > 0 {
+        let _ = writeln!(
+            out,
+            "{} skipped (listed in the whole answer)",
+            super::plural(c.summary.skipped_files, "file")
+        );
+    }
+    for w in c.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    if c.more_warnings > 0 {
+        let _ = writeln!(
+            out,
+            "... {} more (in the whole answer)",
+            super::plural(c.more_warnings, "warning")
+        );
+    }
+    for n in &c.next_suggestions {
+        let _ = writeln!(out, "next: {n}");
+    }
+    out
+}
+
+/// `the whole plan (2210338 bytes, over the 20000-byte answer limit) is in tmp/...`
+pub(crate) fn whole_text(whole: &super::Whole, what: &str) -> String {
+    let size = if whole.bytes as usize > whole.limit {
+        format!(
+            "{} bytes, over the {}-byte answer limit",
+            whole.bytes, whole.limit
+        )
+    } else {
+        format!("{} bytes", whole.bytes)
+    };
+    match (&whole.path, &whole.note) {
+        (Some(path), _) => format!("the whole {what} ({size}) is in {path}"),
+        (None, Some(note)) => format!("the whole {what} ({size}) was not written: {note}"),
+        (None, None) => format!("the whole {what} ({size}) was not written"),
     }
 }
 
@@ -801,6 +1289,8 @@ mod tests {
             timings: None,
             started: Instant::now(),
             threads: 1,
+            page: None,
+            metadata_files: 1,
         };
         let mut streamed = Vec::new();
         answer.write_yaml(&mut streamed).unwrap();

@@ -11,28 +11,118 @@ use serde_yaml::Value;
 use crate::error::Error;
 use crate::yaml;
 
-pub use crate::vocab::{Format, Progress};
+pub use crate::vocab::{AnswerSize, Format, Progress};
 
-/// Where a long command reports each phase it enters (`parse`, `metadata`) with the number
-/// of files it covers. The binary decides what to print (`--progress`); the library never
-/// writes to stderr itself. The default reports nothing.
+/// Where a long command reports its phases (`walk`, `parse`, `plan`, `metadata`, ...):
+/// each one's start, every item done, and its end. The binary decides what to print
+/// (`--progress`: a bar on a terminal, JSON lines); the library never writes to stderr
+/// itself. The default reports nothing.
 #[derive(Clone, Default)]
 pub struct OnPhase(Option<std::sync::Arc<PhaseFn>>);
 
-/// A phase's name and its number of files.
-type PhaseFn = dyn Fn(&str, usize) + Send + Sync;
+/// What is reported.
+type PhaseFn = dyn Fn(&PhaseEvent<'_>) + Send + Sync;
+
+/// A progress event of a long command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseEvent<'a> {
+    /// Phase `phase` starts, over `total` items (0 when not known ahead, as for a walk).
+    Start {
+        /// The phase's name.
+        phase: &'a str,
+        /// Items (files) it covers.
+        total: usize,
+    },
+    /// One more item of the phase is done: `done` of `total`.
+    Advance {
+        /// The phase's name.
+        phase: &'a str,
+        /// Items done so far.
+        done: usize,
+        /// Items it covers.
+        total: usize,
+    },
+    /// The phase ended, over `total` items, after `elapsed_ms`.
+    Finish {
+        /// The phase's name.
+        phase: &'a str,
+        /// Items it covered.
+        total: usize,
+        /// How long it took.
+        elapsed_ms: u64,
+    },
+}
 
 impl OnPhase {
-    /// Reports phases to `report`.
-    pub fn new(report: impl Fn(&str, usize) + Send + Sync + 'static) -> Self {
+    /// Reports events to `report`.
+    pub fn new(report: impl Fn(&PhaseEvent<'_>) + Send + Sync + 'static) -> Self {
         OnPhase(Some(std::sync::Arc::new(report)))
     }
 
-    /// Reports that phase `name` starts, over `total` files.
-    pub fn phase(&self, name: &str, total: usize) {
+    /// Starts phase `name` over `total` items; the phase ends when the returned guard is
+    /// finished or dropped.
+    pub fn start(&self, name: &'static str, total: usize) -> Phase {
         if let Some(report) = &self.0 {
-            report(name, total);
+            report(&PhaseEvent::Start { phase: name, total });
         }
+        Phase {
+            report: self.0.clone(),
+            name,
+            total: std::sync::atomic::AtomicUsize::new(total),
+            done: std::sync::atomic::AtomicUsize::new(0),
+            started: std::time::Instant::now(),
+        }
+    }
+}
+
+/// A phase under way (see [`OnPhase::start`]): shared by the threads that do its items.
+pub struct Phase {
+    report: Option<std::sync::Arc<PhaseFn>>,
+    name: &'static str,
+    total: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+    started: std::time::Instant,
+}
+
+impl Phase {
+    /// One more item is done.
+    pub fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        if let Some(report) = &self.report {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            report(&PhaseEvent::Advance {
+                phase: self.name,
+                done,
+                total: self.total.load(Ordering::Relaxed),
+            });
+        }
+    }
+
+    /// The number of items, once it is known (a walk learns it at its end).
+    pub fn set_total(&self, total: usize) {
+        self.total
+            .store(total, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Ends the phase (as dropping it does).
+    pub fn finish(self) {}
+}
+
+impl Drop for Phase {
+    fn drop(&mut self) {
+        if let Some(report) = &self.report {
+            report(&PhaseEvent::Finish {
+                phase: self.name,
+                total: self.total.load(std::sync::atomic::Ordering::Relaxed),
+                elapsed_ms: millis(self.started),
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Phase({})", self.name)
     }
 }
 
@@ -68,6 +158,123 @@ pub struct Answer {
     pub stderr: Vec<String>,
     /// The answer written on demand, when it is one.
     streamed: Option<std::sync::Arc<dyn Streamed>>,
+    /// How it is cut down when it is too large for its reader (see [`Answer::sized`]).
+    sizing: Option<std::sync::Arc<Sizing>>,
+    /// Whether it is an error answer ([`Answer::from_error`]).
+    error: bool,
+}
+
+/// How an answer too large for its reader is cut down: the whole answer is written to a
+/// file and a compact one, built by `compact`, is printed instead. With
+/// [`AnswerSize::Auto`] that happens only when the whole answer is over `limit` bytes in
+/// the format asked; with [`AnswerSize::Compact`] always; never with
+/// [`AnswerSize::Full`].
+pub struct Sizing {
+    /// `--answer`.
+    pub size: AnswerSize,
+    /// The largest answer printed whole, in bytes (`answer_limit`).
+    pub limit: usize,
+    /// Where the whole answer is written, without extension (`.yml`, `.json` or `.txt` is
+    /// added for the format); `None` when nothing may be written.
+    pub full_path: Option<std::path::PathBuf>,
+    /// The root `full_path` is shown relative to.
+    pub root: std::path::PathBuf,
+    /// Why no file is written, when `full_path` is `None`.
+    pub no_file: Option<String>,
+    /// Builds the compact answer from where the whole one went.
+    pub compact: std::sync::Arc<CompactFn>,
+}
+
+/// Builds a compact answer.
+pub type CompactFn = dyn Fn(&Whole) -> Answer + Send + Sync;
+
+/// What a command decides of a [`Sizing`]; the answer's builder adds its compact form.
+#[derive(Debug, Clone)]
+pub struct SizeRule {
+    /// `--answer`.
+    pub size: AnswerSize,
+    /// `answer_limit`.
+    pub limit: usize,
+    /// Where the whole answer goes, without extension.
+    pub full_path: Option<std::path::PathBuf>,
+    /// The root paths are shown relative to.
+    pub root: std::path::PathBuf,
+    /// Why no file is written, when none may be.
+    pub no_file: Option<String>,
+}
+
+impl SizeRule {
+    /// The sizing, with the builder of the compact answer.
+    pub fn with(self, compact: std::sync::Arc<CompactFn>) -> Sizing {
+        Sizing {
+            size: self.size,
+            limit: self.limit,
+            full_path: self.full_path,
+            root: self.root,
+            no_file: self.no_file,
+            compact,
+        }
+    }
+}
+
+impl std::fmt::Debug for Sizing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Sizing({}, {} bytes, {:?})",
+            self.size, self.limit, self.full_path
+        )
+    }
+}
+
+/// Where the whole answer went, for the compact one to say.
+#[derive(Debug, Clone)]
+pub struct Whole {
+    /// The file holding it, relative to the root when below it (`None`: not written).
+    pub path: Option<String>,
+    /// Its size in bytes, in the format asked.
+    pub bytes: u64,
+    /// `answer_limit`.
+    pub limit: usize,
+    /// The format asked.
+    pub format: Format,
+    /// Why it was not written, when it was not.
+    pub note: Option<String>,
+}
+
+/// A writer that keeps at most `limit` bytes and fails past them.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: usize,
+    over: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.limit {
+            self.over = true;
+            return Err(std::io::Error::other("answer over the limit"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer that counts bytes.
+struct Counted<W>(W, u64);
+
+impl<W: std::io::Write> std::io::Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 impl Answer {
@@ -79,26 +286,110 @@ impl Answer {
             exit_code,
             stderr: Vec::new(),
             streamed: None,
+            sizing: None,
+            error: false,
         }
     }
 
     /// An answer written straight to the output when it is printed.
     pub fn streamed(answer: impl Streamed + 'static, exit_code: u8) -> Self {
+        Self::streamed_shared(std::sync::Arc::new(answer), exit_code)
+    }
+
+    /// An answer written straight to the output when it is printed, shared with whoever
+    /// else needs it (the builder of its compact form).
+    pub fn streamed_shared(answer: std::sync::Arc<dyn Streamed>, exit_code: u8) -> Self {
         Answer {
             value: Value::Null,
             text: String::new(),
             exit_code,
             stderr: Vec::new(),
-            streamed: Some(std::sync::Arc::new(answer)),
+            streamed: Some(answer),
+            sizing: None,
+            error: false,
         }
     }
 
-    /// Writes the answer in `format` to `out` (a streamed answer without building it).
+    /// The answer, cut down as `sizing` says when it is printed.
+    pub fn sized(mut self, sizing: Sizing) -> Self {
+        self.sizing = Some(std::sync::Arc::new(sizing));
+        self
+    }
+
+    /// Whether it is an error answer (`status: error`, exit 1).
+    pub fn is_error(&self) -> bool {
+        self.error
+    }
+
+    /// Writes the answer in `format` to `out` (a streamed answer without building it), or
+    /// its compact form with the whole answer written to a file, as its sizing says.
     pub fn write(&self, format: Format, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let Some(sizing) = self.sizing.as_ref().filter(|s| s.size != AnswerSize::Full) else {
+            return self.write_whole(format, out);
+        };
+        if sizing.size == AnswerSize::Auto {
+            let mut capped = Capped {
+                bytes: Vec::new(),
+                limit: sizing.limit,
+                over: false,
+            };
+            let written = self.write_whole(format, &mut capped);
+            if !capped.over {
+                written?;
+                return out.write_all(&capped.bytes);
+            }
+        }
+        let whole = self.write_to_file(format, sizing);
+        (sizing.compact)(&whole).write(format, out)
+    }
+
+    /// The whole answer, never cut down.
+    fn write_whole(&self, format: Format, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         match &self.streamed {
             Some(streamed) => streamed.write(format, out),
-            None => out.write_all(self.render(format).as_bytes()),
+            None => out.write_all(self.render_value(format).as_bytes()),
         }
+    }
+
+    /// Writes the whole answer to the sizing's file (atomically, under its folder's lock),
+    /// and says where it went; when it cannot be written, its size is still counted.
+    fn write_to_file(&self, format: Format, sizing: &Sizing) -> Whole {
+        let mut whole = Whole {
+            path: None,
+            bytes: 0,
+            limit: sizing.limit,
+            format,
+            note: sizing.no_file.clone(),
+        };
+        if let Some(base) = &sizing.full_path {
+            let ext = match format {
+                Format::Yaml => "yml",
+                Format::Json => "json",
+                Format::Text => "txt",
+            };
+            let path = base.with_extension(ext);
+            let written = crate::metadata::write_stream_atomic(&path, |out| {
+                let mut counted = Counted(out, 0);
+                self.write_whole(format, &mut counted)?;
+                Ok(counted.1)
+            });
+            match written {
+                Ok(bytes) => {
+                    whole.bytes = bytes;
+                    whole.path = Some(
+                        crate::index::walk::relative_to(&sizing.root, &path)
+                            .unwrap_or_else(|| path.display().to_string()),
+                    );
+                    whole.note = None;
+                    return whole;
+                }
+                Err(e) => whole.note = Some(format!("the whole answer could not be written: {e}")),
+            }
+        }
+        let mut counted = Counted(std::io::sink(), 0);
+        let _ = self.write_whole(format, &mut counted);
+        whole.bytes = counted.1;
+        whole
     }
 
     /// The answer for an error: `status: error` with `error`, `details`, `suggestion`,
@@ -112,9 +403,10 @@ impl Answer {
             error_code: err.code(),
             recoverable: err.recoverable(),
         };
+        // With --format text the whole error goes to stderr (the binary prints it there).
         let text = format!(
-            "error: {}\n  details: {}\n  suggestion: {}\n",
-            body.error, body.details, body.suggestion
+            "rspec-scout: error: {} ({})\n  details: {}\n  suggestion: {}\n",
+            body.error, body.error_code, body.details, body.suggestion
         );
         Answer {
             value: to_value(&body),
@@ -122,18 +414,22 @@ impl Answer {
             exit_code: 1,
             stderr: vec![format!("rspec-scout: {} ({})", err.message(), err.code())],
             streamed: None,
+            sizing: None,
+            error: true,
         }
     }
 
-    /// The answer rendered in `format`.
+    /// The answer rendered in `format` (cut down as its sizing says, as it is printed).
     pub fn render(&self, format: Format) -> String {
-        if let Some(streamed) = &self.streamed {
-            let mut out = Vec::new();
-            // Writing to memory does not fail; the text is UTF-8 by construction.
-            let _ = streamed.write(format, &mut out);
-            return String::from_utf8(out)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        }
+        let mut out = Vec::new();
+        // Writing to memory does not fail; the text is UTF-8 by construction.
+        let _ = self.write(format, &mut out);
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// A value answer rendered in `format`.
+    fn render_value(&self, format: Format) -> String {
         match format {
             Format::Yaml => yaml::to_string(&self.value),
             Format::Json => {
