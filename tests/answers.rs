@@ -188,7 +188,7 @@ fn analyze_status_and_skeleton_work_on_the_last_plan() {
     16 metadata files outside the last plan (0 whose source is gone): `rspec-scout status --all-metadata` lists them, `rspec-scout prune` removes them
     ");
     let every = p.run(&["status", "--all-metadata"]).expect_code(0).yaml();
-    assert_eq!(every["summary"]["files"].as_u64(), Some(16));
+    assert_eq!(every["summary"]["files"].as_u64(), Some(17));
     assert!(every.get("leftovers").is_none());
 
     let skeleton = p
@@ -207,20 +207,20 @@ fn analyze_status_and_skeleton_work_on_the_last_plan() {
     let dry = p
         .run(&["prune", "--dry-run", "--format", "text"])
         .expect_code(0);
-    assert_eq!(dry.stdout.lines().count(), 16, "{}", dry.stdout);
+    assert_eq!(dry.stdout.lines().count(), 17, "{}", dry.stdout);
     assert_eq!(
         dry.stdout.lines().find(|l| l.contains("line_item")),
         Some("would remove tmp/rspec_metadata/app_models_line_item.yml (app/models/line_item.rb: source gone)")
     );
     assert_eq!(
         dry.stdout.lines().last(),
-        Some("15 metadata files would be removed, 1 kept")
+        Some("16 metadata files would be removed, 1 kept")
     );
-    assert_eq!(metadata_files(&p).len(), 16, "a dry run removes nothing");
+    assert_eq!(metadata_files(&p).len(), 17, "a dry run removes nothing");
     let pruned = p.run(&["prune"]).expect_code(0).yaml();
     assert_eq!(
         pruned["summary"],
-        serde_yaml::from_str::<serde_yaml::Value>("{removed: 15, kept: 1, unreadable: 0}").unwrap()
+        serde_yaml::from_str::<serde_yaml::Value>("{removed: 16, kept: 1, unreadable: 0}").unwrap()
     );
     assert_eq!(metadata_files(&p), vec!["app_models_order.yml"]);
     assert!(p.exists("tmp/rspec_scout/plan.yml"));
