@@ -84,7 +84,7 @@ pub fn serve(config: Config, explicit_config: Option<PathBuf>) -> Result<()> {
     {
         let _ = (config, explicit_config);
         Err(Error::Usage {
-            message: "this rspec-scout was built without the MCP server".to_string(),
+            message: "this rspec-scout was built without the MCP server; build it with `cargo install --path . --features mcp` (or `cargo run --release --features mcp -- mcp`)".to_string(),
         })
     }
 }
