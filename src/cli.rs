@@ -424,8 +424,14 @@ pub struct StatusArgs {
     pub all_metadata: bool,
     #[command(flatten)]
     pub common: Common,
-    #[command(flatten)]
-    pub long: Long,
+    /// Progress on stderr: a bar on a terminal after half a second (auto), nothing, or
+    /// JSON lines.
+    #[arg(long, value_enum)]
+    pub progress: Option<Progress>,
+    /// Answers over answer_limit: compact, the full answer in a file (auto); always whole
+    /// (full); always compact.
+    #[arg(long, value_enum)]
+    pub answer: Option<AnswerSize>,
 }
 
 /// `prune` arguments.

@@ -63,7 +63,15 @@ impl Opts {
         let (common, output, long): (&Common, Option<&Output>, Long) = match &cli.command {
             Command::Discover(a) => (&a.common, None, a.long.clone()),
             Command::Analyze(a) => (&a.common, None, a.long.clone()),
-            Command::Status(a) => (&a.common, None, a.long.clone()),
+            Command::Status(a) => (
+                &a.common,
+                None,
+                Long {
+                    progress: a.progress,
+                    answer: a.answer,
+                    threads: None,
+                },
+            ),
             Command::Symbols(a) => (
                 &a.common,
                 None,

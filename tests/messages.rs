@@ -203,17 +203,11 @@ fn each_command_help_has_an_example_and_only_its_options() {
     ] {
         let text = help(command);
         assert!(text.contains("\nExample"), "{command}: {text}");
-        let long = ["discover", "analyze", "status"].contains(&command);
-        assert_eq!(
-            text.contains("--progress"),
-            long || command == "skeleton",
-            "{command}"
-        );
-        assert_eq!(
-            text.contains("--threads"),
-            long || command == "symbols",
-            "{command}"
-        );
+        let long = ["discover", "analyze", "status", "skeleton"].contains(&command);
+        assert_eq!(text.contains("--progress"), long, "{command}");
+        assert_eq!(text.contains("--answer"), long, "{command}");
+        let parallel = ["discover", "analyze", "symbols"].contains(&command);
+        assert_eq!(text.contains("--threads"), parallel, "{command}");
     }
     // An option a command does not take is a usage error (exit 2), not ignored.
     let p = Project::new();

@@ -15,9 +15,10 @@ mod synth;
 mod analyze;
 mod answers;
 mod discover;
+mod example;
 mod hand_written;
-// Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
 mod layouts;
+// Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
 #[cfg(feature = "mcp")]
 mod mcp;
 mod messages;
