@@ -190,6 +190,7 @@ fn skeleton(
         source_digest: String::new(),
         class_name: class_name.to_string(),
         analysis: analysis.clone(),
+        inputs: fields::AnalysisInputs::default(),
     }
     .data();
     let mut map = Mapping::new();

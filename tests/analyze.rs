@@ -96,6 +96,69 @@ fn metadata_is_written_and_passes_the_code_analyzer_checks() {
 }
 
 #[test]
+fn the_cache_is_not_taken_when_a_parent_or_concern_the_analysis_read_changed() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    let file = "app/controllers/watchlists_controller.rb";
+    let behaviors = |answer: &serde_yaml::Value| -> Vec<String> {
+        answer["data"]["behaviors"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|b| b["description"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert!(behaviors(&first).contains(&"redirects to login path".to_string()));
+    let second = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert_eq!(second["cached"].as_bool(), Some(true));
+
+    // The concern's filter now redirects elsewhere: the controller's own bytes are the
+    // same, its plan is not.
+    p.edit(
+        "app/controllers/concerns/authentication.rb",
+        "format.html { redirect_to login_path }",
+        "format.html { redirect_to sign_in_path }",
+    );
+    let third = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert!(third.get("cached").is_none());
+    let now = behaviors(&third);
+    assert!(
+        now.contains(&"redirects to sign in path".to_string()),
+        "{now:?}"
+    );
+    assert!(
+        !now.contains(&"redirects to login path".to_string()),
+        "{now:?}"
+    );
+    assert_eq!(
+        p.run(&["analyze", file]).expect_code(0).yaml()["cached"].as_bool(),
+        Some(true)
+    );
+
+    // Metadata another build analyzed, or made under other side-effect rules, is made again.
+    let metadata = "tmp/rspec_metadata/app_controllers_watchlists_controller.yml";
+    let text = p.read(metadata);
+    let analyzer = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("analyzer: "))
+        .unwrap()
+        .to_string();
+    p.write(
+        metadata,
+        text.replace(&analyzer, "  analyzer: rspec-scout 0.0.1"),
+    );
+    let other_build = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert!(other_build.get("cached").is_none());
+    p.write(
+        ".rspec-scout.yml",
+        "side_effects:\n  - {pattern: AuditLog.record, type: event, description: records an audit entry}\n",
+    );
+    let other_rules = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert!(other_rules.get("cached").is_none());
+}
+
+#[test]
 fn a_valid_cache_is_reused_until_the_source_changes_or_force() {
     let p = Project::new();
     p.copy_fixture("analyze_app");

@@ -629,8 +629,18 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: b
     };
     let digest = metadata::digest(&bytes);
     let mtime = metadata::mtime(&source_path).unwrap_or(0);
+    let analyzer = fields::AnalysisInputs::analyzer();
+    let rules = metadata::digest(format!("{:?}", config.side_effects).as_bytes());
     if let (false, Some(map)) = (force, &existing) {
-        if cache_valid(map, mtime, &digest) {
+        let inputs_hold = || {
+            fields::AnalysisInputs::still_hold(
+                map.get("analysis_inputs"),
+                &analyzer,
+                &rules,
+                |path| file_digest(&loc.project_root, path),
+            )
+        };
+        if cache_valid(map, mtime, &digest) && inputs_hold() {
             return Work::Cached(Value::Mapping(cached_data(map)));
         }
     }
@@ -716,9 +726,27 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: b
             source_digest: digest,
             class_name,
             analysis,
+            inputs: fields::AnalysisInputs {
+                analyzer,
+                rules,
+                files: chain
+                    .iter()
+                    .filter(|link| link.facts.path != loc.source_rel)
+                    .filter_map(|link| {
+                        let digest = file_digest(&loc.project_root, &link.facts.path)?;
+                        Some((link.facts.path.clone(), digest))
+                    })
+                    .collect(),
+            },
         }),
         warnings,
     )
+}
+
+/// `sha256:<hex>` of a project file now, if it can be read.
+fn file_digest(root: &Path, rel: &str) -> Option<String> {
+    let bytes = std::fs::read(root.join(rel)).ok()?;
+    Some(metadata::digest(&bytes))
 }
 
 /// A `methods_to_analyze` entry that is selected.

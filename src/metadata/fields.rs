@@ -109,6 +109,80 @@ pub struct Analysis {
     pub class_name: String,
     /// The analysis.
     pub analysis: crate::analyze::FileAnalysis,
+    /// What else the analysis was made from (the cache's key besides the source).
+    pub inputs: AnalysisInputs,
+}
+
+/// What an analysis was made from besides its source file: the build's analysis code, the
+/// config's side-effect rules, and the other files it read (a controller's parents and
+/// concerns). Written to the metadata as `analysis_inputs` (an extension field); the cache
+/// takes an analysis only when all of them are what they were.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnalysisInputs {
+    /// `rspec-scout X.Y.Z (analysis <fingerprint of src/analyze and src/index>)`.
+    pub analyzer: String,
+    /// `sha256:<hex>` of the side-effect rules in effect.
+    pub rules: String,
+    /// `(project-relative path, sha256:<hex>)` of each other file read.
+    pub files: Vec<(String, String)>,
+}
+
+impl AnalysisInputs {
+    /// This build's analyzer.
+    pub fn analyzer() -> String {
+        format!(
+            "{} (analysis {})",
+            version(),
+            env!("RSPEC_SCOUT_ANALYSIS_HASH")
+        )
+    }
+
+    /// The `analysis_inputs` mapping.
+    pub fn value(&self) -> Value {
+        let mut map = Mapping::new();
+        set(&mut map, "analyzer", Value::String(self.analyzer.clone()));
+        set(&mut map, "rules", Value::String(self.rules.clone()));
+        let files = self
+            .files
+            .iter()
+            .map(|(path, digest)| {
+                let mut f = Mapping::new();
+                set(&mut f, "path", Value::String(path.clone()));
+                set(&mut f, "digest", Value::String(digest.clone()));
+                Value::Mapping(f)
+            })
+            .collect();
+        set(&mut map, "files", Value::Sequence(files));
+        Value::Mapping(map)
+    }
+
+    /// Whether the `analysis_inputs` a metadata file holds were made by `analyzer` with
+    /// `rules`, and each file it names still has its digest (`digest_of` reads it now).
+    pub fn still_hold(
+        value: Option<&Value>,
+        analyzer: &str,
+        rules: &str,
+        digest_of: impl Fn(&str) -> Option<String>,
+    ) -> bool {
+        let Some(map) = value.and_then(Value::as_mapping) else {
+            return false;
+        };
+        let text = |k: &str| map.get(k).and_then(Value::as_str);
+        if text("analyzer") != Some(analyzer) || text("rules") != Some(rules) {
+            return false;
+        }
+        let Some(Value::Sequence(files)) = map.get("files") else {
+            return false;
+        };
+        files.iter().all(|f| {
+            let f = f.as_mapping();
+            let get = |k: &str| f.and_then(|m| m.get(k)).and_then(Value::as_str);
+            match (get("path"), get("digest")) {
+                (Some(path), Some(digest)) => digest_of(path).as_deref() == Some(digest),
+                _ => false,
+            }
+        })
+    }
 }
 
 impl Analysis {
@@ -165,6 +239,7 @@ impl Analysis {
                 set(map, &k, value);
             }
         }
+        set(map, "analysis_inputs", self.inputs.value());
         super::clear_later_markers(map, "code_analyzer");
         super::with_automation(map, |auto| {
             auto.remove("code_analyzer_skipped");
