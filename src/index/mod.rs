@@ -8,8 +8,6 @@ mod facts;
 mod loc;
 mod parse;
 pub mod rails;
-// Read by request specs once analyze and skeleton use it; until then only its tests do.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod routes;
 pub mod spec_blocks;
 pub mod walk;

@@ -24,6 +24,8 @@ mod mapper;
 
 use std::path::Path;
 
+pub(crate) use inflect::singularize;
+
 use super::{read_source, DEFAULT_MAX_FILE_SIZE};
 
 /// The HTTP verb a route answers.

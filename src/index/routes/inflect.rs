@@ -8,7 +8,7 @@
 //! match the end of the whole string (`issue_statuses` → `issue_status`).
 
 /// The singular of a plural name: `categories` → `category`, `news` → `news`.
-pub(super) fn singularize(word: &str) -> String {
+pub(crate) fn singularize(word: &str) -> String {
     inflect(word, false)
 }
 
