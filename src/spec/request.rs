@@ -107,7 +107,10 @@ impl Requests {
         let Some(trigger) = trigger else {
             let found = self.routes.lookup(&controller, name);
             return Some(match found.first() {
-                Some(first) => routed(first, &found, Vec::new(), lets),
+                Some(_) => routed(&found, Vec::new(), lets),
+                None if self.unrouted_controller(&controller) => unrouted(format!(
+                    "No route in config/routes.rb reaches {class_name} itself: exercise #{name} through a request to an action of a controller that inherits it."
+                )),
                 None => unrouted(format!(
                     "No route in config/routes.rb reaches {controller}#{name}: write the request of the action that runs it."
                 )),
@@ -142,9 +145,9 @@ impl Requests {
                         route.action
                     )
                 };
-                routed(route, &found, vec![how], lets)
+                routed(&found, vec![how], lets)
             }
-            None if self.routes.routes().iter().all(|r| r.controller != controller) => {
+            None if self.unrouted_controller(&controller) => {
                 unrouted(format!(
                     "Runs as {trigger}. No route in config/routes.rb reaches {class_name} itself: write a request to an action of a controller that inherits it."
                 ))
@@ -153,6 +156,16 @@ impl Requests {
                 "Runs as {trigger}, but no route in config/routes.rb reaches an action of {class_name} it applies to: write the request that runs it."
             )),
         })
+    }
+}
+
+impl Requests {
+    /// No route at all reaches `controller` (a parent such as `application`).
+    fn unrouted_controller(&self, controller: &str) -> bool {
+        self.routes
+            .routes()
+            .iter()
+            .all(|r| r.controller != controller)
     }
 }
 
@@ -203,13 +216,18 @@ fn unrouted(note: String) -> RequestSubject {
     }
 }
 
-/// The request of `first`, with every route of the action listed.
-fn routed(
-    first: &Route,
-    all: &[&Route],
-    mut notes: Vec<String>,
-    lets: &[String],
-) -> RequestSubject {
+/// The request of one of `all` (the routes of an action), with them listed.
+fn routed(all: &[&Route], mut notes: Vec<String>, lets: &[String]) -> RequestSubject {
+    // The simplest request: the route with the fewest required segments, the first in
+    // matching order among equals (`/projects/:project_id/issues/new` rather than
+    // `/projects/:project_id/issues/:copy_from/copy`).
+    let Some(first) = all
+        .iter()
+        .copied()
+        .min_by_key(|r| params(&required_part(&r.path)).len())
+    else {
+        return unrouted(String::from("No route reaches this action."));
+    };
     for route in all.iter().take(LISTED) {
         notes.push(format!(
             "{} {} ({}:{})",

@@ -276,6 +276,13 @@ subject(:make_request) { {REQUEST} }
 "
     );
     assert_eq!(
+        shown(r.subject("ApplicationController", "back_url", None, &[])),
+        "\
+# No route in config/routes.rb reaches ApplicationController itself: exercise #back_url through a request to an action of a controller that inherits it.
+subject(:make_request) { {REQUEST} }
+"
+    );
+    assert_eq!(
         shown(r.subject("ApplicationController", "require_login", Some("before_action"), &[])),
         "\
 # Runs as before_action. No route in config/routes.rb reaches ApplicationController itself: write a request to an action of a controller that inherits it.
@@ -350,5 +357,27 @@ let(:params) { {} }
     assert_eq!(
         literal("/projects/:project_slug/files", &lets),
         "\"/projects/#{project_record.slug}/files\""
+    );
+}
+
+#[test]
+fn the_simplest_route_of_an_action_is_requested_and_all_are_listed() {
+    let routes = "Rails.application.routes.draw do\n  resources :projects do\n    get 'issues/:copy_from/copy', to: 'issues#new', as: 'copy_issue'\n    resources :issues, only: [:index, :new]\n  end\n  resources :issues, only: :index\nend\n";
+    let r = Requests::new(Routes::parse("config/routes.rb", routes.as_bytes()));
+    assert_eq!(
+        shown(r.subject("IssuesController", "new", None, &[])),
+        "\
+# GET /projects/:project_id/issues/:copy_from/copy (config/routes.rb:3)
+# GET /projects/:project_id/issues/new (config/routes.rb:4)
+subject(:make_request) { get new_project_issue_path(project) }
+"
+    );
+    assert_eq!(
+        shown(r.subject("IssuesController", "index", None, &[])),
+        "\
+# GET /projects/:project_id/issues (config/routes.rb:4)
+# GET /issues (config/routes.rb:6)
+subject(:make_request) { get issues_path }
+"
     );
 }
