@@ -22,7 +22,7 @@ fn redact_mtime(text: &str) -> String {
 #[test]
 fn fixture_app_analysis() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/analyze_app");
-    insta::glob!("../fixtures/analyze_app", "**/*.rb", |path| {
+    insta::glob!("../fixtures/analyze_app", "{app,lib}/**/*.rb", |path| {
         let p = Project::new();
         p.copy_fixture("analyze_app");
         let rel = path

@@ -189,6 +189,7 @@ fn fill(text: &str) -> String {
         .replace("{EXPECTATION}", "expect(true).to be(true)")
         .replace("{COMMON_SETUP}", "nil")
         .replace("{THRESHOLD_VALUE}", "1")
+        .replace("{REQUEST}", "get '/'")
 }
 
 /// Asserts that prism parses the filled text without a single error.
@@ -1042,7 +1043,12 @@ fn controller_legacy_spec_choice_and_deletion() {
         answer["spec_path"],
         "spec/controllers/admin/users_controller_spec.rb"
     );
-    let blocks = stdout_of(&p, &[]);
+    // A legacy controller spec keeps the unit form: no request is written into it.
+    let blocks = stdout_of(&p, &["--controllers-choice", "controller"]);
+    assert!(
+        blocks.contains("subject(:result) { instance.call }"),
+        "{blocks}"
+    );
     assert_eq!(
         p.read("spec/controllers/admin/users_controller_spec.rb"),
         format!("RSpec.describe Admin::UsersController do\n\n{blocks}end\n")
@@ -1066,7 +1072,7 @@ fn controller_legacy_spec_choice_and_deletion() {
         p.read("spec/requests/admin/users_spec.rb"),
         new_spec(
             "rails_helper",
-            "Admin::UsersController",
+            "Admin::UsersController, type: :request",
             &stdout_of(&p, &[])
         )
     );
@@ -1234,4 +1240,32 @@ fn walk_rb(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out.sort();
     out
+}
+
+/// A controller of the fixture app (routes in `fixtures/analyze_app/config/routes.rb` and
+/// the `admin` file it draws): the request spec as it would be written, each action and
+/// filter making the request its route gives.
+#[test]
+fn controller_skeletons_are_request_specs_from_the_routes() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.write(".claude/rspec-testing-config.yml", "project_type: rails\n");
+    for (name, source) in [
+        (
+            "request_spec_watchlists",
+            "app/controllers/watchlists_controller.rb",
+        ),
+        (
+            "request_spec_admin_reports",
+            "app/controllers/admin/reports_controller.rb",
+        ),
+    ] {
+        p.run(&["analyze", source]).expect_code(0);
+        let run = p
+            .run(&[
+                "skeleton", source, "--stdout", "--mode", "full", "--format", "text",
+            ])
+            .expect_code(0);
+        insta::assert_snapshot!(name, run.stdout);
+    }
 }

@@ -137,7 +137,15 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     })?;
     let mode = options.mode.unwrap_or_default();
     if options.stdout && mode != Mode::Full {
-        return structure(&metadata_path, &map, mode, threshold, options);
+        let requests = stdout_requests(config, options, &project_root, &map);
+        return structure(
+            &metadata_path,
+            &map,
+            mode,
+            threshold,
+            options,
+            requests.as_ref(),
+        );
     }
     Write {
         config,
@@ -177,6 +185,30 @@ fn resolve_metadata(config: &Config, arg: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((arg.to_path_buf(), root))
 }
 
+/// The routes a Rails controller's request spec is written from, for `--stdout --mode
+/// blocks|outline` (which ask no question): a controller of a Rails project whose specs
+/// are request specs (`--controllers-choice`, else the policy; `ask` writes request specs
+/// unless answered otherwise). `None` otherwise: the methods keep the unit form.
+fn stdout_requests(
+    config: &Config,
+    options: &Options,
+    root: &Path,
+    map: &Mapping,
+) -> Option<spec::Requests> {
+    let source_file = map.get("source_file").map(ruby::to_s).unwrap_or_default();
+    materialize::controller_paths(&source_file)?;
+    let (project_type, _) =
+        super::test_config::project_type(config, options.project_type, root).ok()?;
+    let policy = options
+        .controllers_policy
+        .or_else(|| (config.controllers_spec_policy.as_deref()).and_then(ControllerPolicy::parse))
+        .unwrap_or(ControllerPolicy::Request);
+    let layout = options.controllers_choice.unwrap_or(policy.layout());
+    let class_name = map.get("class_name").map(ruby::to_s).unwrap_or_default();
+    (project_type == ProjectType::Rails && layout == ControllerLayout::Request)
+        .then(|| spec::Requests::load(root, &source_file, &class_name))
+}
+
 /// `--stdout --mode blocks|outline`: the generator's text.
 fn structure(
     path: &Path,
@@ -184,13 +216,14 @@ fn structure(
     mode: Mode,
     threshold: usize,
     options: &Options,
+    requests: Option<&spec::Requests>,
 ) -> Result<Answer> {
     let only = &options.only;
     let invalid = |reason: String| Error::MetadataInvalid {
         path: path.to_path_buf(),
         reason,
     };
-    let mut text = spec::generate(map, mode, threshold, only).map_err(invalid)?;
+    let mut text = spec::generate_with(map, mode, threshold, only, requests).map_err(invalid)?;
     if options.placeholders == Placeholders::Pending {
         text = spec::placeholders::pending_text(&text);
     }
@@ -436,6 +469,9 @@ impl Write<'_> {
             };
         }
         let spec_abs = self.root.join(&spec_rel);
+        // A request spec's methods make the request the app's routes give them.
+        let requests = matches!(&controller, Some((_, ControllerLayout::Request)))
+            .then(|| spec::Requests::load(self.root, &source_file, &class_name));
 
         let selected = self.selected(&class_name)?;
 
@@ -479,8 +515,14 @@ impl Write<'_> {
                     }
                     .to_string()
                 });
+                // A request spec says so: `type: :request` whatever the file's place.
+                let described = if requests.is_some() {
+                    format!("{class_name}, type: :request")
+                } else {
+                    class_name.clone()
+                };
                 (
-                    SpecText::from_text(&materialize::wrapper(&helper, &class_name)),
+                    SpecText::from_text(&materialize::wrapper(&helper, &described)),
                     Some("manual_wrapper"),
                 )
             }
@@ -489,7 +531,7 @@ impl Write<'_> {
 
         let meta = spec::model::read(self.map)
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
-        let mut sources = spec::source_blocks(&meta, self.threshold)
+        let mut sources = spec::source_blocks(&meta, self.threshold, requests.as_ref())
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
         if options.placeholders == Placeholders::Pending {
             for source in &mut sources {

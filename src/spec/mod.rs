@@ -22,6 +22,7 @@ pub(crate) mod outline;
 pub mod patch;
 pub(crate) mod placeholders;
 pub(crate) mod render;
+pub mod request;
 pub(crate) mod shared;
 pub(crate) mod source;
 pub(crate) mod strip;
@@ -34,6 +35,7 @@ use crate::ruby;
 use crate::yaml::Mapping;
 
 pub use render::Mode;
+pub use request::Requests;
 
 /// Renders the skeleton of a metadata mapping in `mode` (no final newline). `only` keeps
 /// just those method ids (all methods when empty). Errors are one line in the pipeline
@@ -44,6 +46,18 @@ pub fn generate(
     mode: Mode,
     threshold: usize,
     only: &[String],
+) -> Result<String, String> {
+    generate_with(map, mode, threshold, only, None)
+}
+
+/// [`generate`], with the methods of a Rails controller exercised by requests from the
+/// app's routes when `requests` is given (see [`request`]).
+pub fn generate_with(
+    map: &Mapping,
+    mode: Mode,
+    threshold: usize,
+    only: &[String],
+    requests: Option<&Requests>,
 ) -> Result<String, String> {
     if !map.get("class_name").is_some_and(ruby::truthy) {
         return Err("Missing class_name in metadata".to_string());
@@ -59,8 +73,9 @@ pub fn generate(
     }
     let meta =
         model::read(map).map_err(|e| format!("Invalid metadata for structure generation: {e}"))?;
-    let trees = tree::build(&meta)
+    let mut trees = tree::build(&meta)
         .map_err(|e| format!("Invalid metadata for structure generation: {e}"))?;
+    with_requests(&mut trees, &meta.class_name, requests);
     let selected = select(trees, only)?;
     render::render(&meta.class_name, &selected, mode, threshold)
         .map_err(|e| format!("Cannot generate structure: {e}"))
@@ -96,8 +111,11 @@ pub fn select(
 pub fn source_blocks(
     meta: &model::Metadata,
     threshold: usize,
+    requests: Option<&Requests>,
 ) -> Result<Vec<patch::SourceBlock>, String> {
-    tree::build(meta)?
+    let mut trees = tree::build(meta)?;
+    with_requests(&mut trees, &meta.class_name, requests);
+    trees
         .iter()
         .map(|t| {
             render::method_block(t, threshold).map(|lines| patch::SourceBlock {
@@ -107,4 +125,35 @@ pub fn source_blocks(
             })
         })
         .collect()
+}
+
+/// Gives each instance method of a controller class its request (nothing without
+/// `requests`, or for a class that is not a controller).
+fn with_requests(trees: &mut [tree::MethodTree], class_name: &str, requests: Option<&Requests>) {
+    let Some(requests) = requests else {
+        return;
+    };
+    for t in trees.iter_mut().filter(|t| t.instance) {
+        let mut lets = Vec::new();
+        for context in &t.contexts {
+            let_names(context, &mut lets);
+        }
+        t.request = requests.subject(class_name, &t.name, t.trigger.as_deref(), &lets);
+    }
+}
+
+/// The names `let` by a context and its children: `let(:project) { nil }` → `project`.
+fn let_names(context: &tree::Context, out: &mut Vec<String>) {
+    let name = context
+        .let_line
+        .as_deref()
+        .and_then(|l| l.strip_prefix("let(:"))
+        .and_then(|l| l.split_once(')'))
+        .map(|(name, _)| name.to_string());
+    if let Some(name) = name.filter(|n| !out.contains(n)) {
+        out.push(name);
+    }
+    for child in &context.children {
+        let_names(child, out);
+    }
 }

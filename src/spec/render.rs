@@ -120,7 +120,21 @@ pub fn method_block(method: &MethodTree, threshold: usize) -> Result<Vec<String>
         format!("{i}describe '{}' do", single_quoted(&method.descriptor)),
         format!("{i}  {}", markers::marker("method_begin", &begin_end)),
     ];
-    if let Some((subject, note)) = method.trigger.as_deref().and_then(trigger_subject) {
+    if let Some(request) = &method.request {
+        // A Rails controller's method: a request spec makes the request that reaches it.
+        for note in &request.notes {
+            lines.push(format!("{i}  # {note}"));
+        }
+        lines.push(format!(
+            "{i}  subject(:{}) {{ {} }}",
+            super::request::SUBJECT,
+            request.call
+        ));
+        if request.params {
+            lines.push(String::new());
+            lines.push(format!("{i}  let(:params) {{ {{}} }}"));
+        }
+    } else if let Some((subject, note)) = method.trigger.as_deref().and_then(trigger_subject) {
         // A callback or validation: Rails runs it, the spec goes through what triggers
         // it, never calling the private method directly.
         lines.push(format!("{i}  # {note}"));

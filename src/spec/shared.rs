@@ -98,6 +98,7 @@ mod tests {
         };
         MethodTree {
             trigger: None,
+            request: None,
             name: "m".to_string(),
             descriptor: "#m".to_string(),
             method_id: "A#m".to_string(),

@@ -94,6 +94,9 @@ pub struct MethodTree {
     pub examples: Vec<Example>,
     /// What calls a private method Rails runs (`before_create`), if it is one.
     pub trigger: Option<String>,
+    /// For a Rails controller's method, the request that exercises it (set from the app's
+    /// routes by [`super::request`]); `None` renders the unit form.
+    pub request: Option<super::request::RequestSubject>,
 }
 
 /// Builds the tree of every method, in metadata order. Errors are the generator's
@@ -157,6 +160,7 @@ fn build_method(
         no_characteristics,
         examples,
         trigger: m.trigger.clone(),
+        request: None,
     })
 }
 
