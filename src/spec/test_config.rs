@@ -369,6 +369,13 @@ fn decide_method(
     if uses.queue {
         trace.push("uses_queue: true (event/webhook/email)".to_string());
     }
+    if uses.pure && file_type == "controller" && analyzed_here(metadata) {
+        // An added rule, on metadata rspec-scout analyzed (the pipeline's keeps its exact
+        // table): an action reads a request and answers it, so "pure" does not make it a
+        // unit; its spec makes the request.
+        trace.push("rule: controller action => request (exercised through its route)".to_string());
+        uses.pure = false;
+    }
     if uses.pure {
         trace.push("is_pure: true (no side effects, no db/http/queue)".to_string());
     }
@@ -446,6 +453,11 @@ fn path_effect_types(metadata: &Mapping, m: &Mapping) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether rspec-scout's analyzer wrote the metadata (it records `analysis_inputs`).
+fn analyzed_here(metadata: &Mapping) -> bool {
+    metadata.get("analysis_inputs").is_some()
 }
 
 /// `methods[].db_writes` (an added field) as `Token.delete_all`, `user.update!`.
@@ -740,6 +752,24 @@ mod tests {
             index.decision_trace.last().map(String::as_str),
             Some("user_override_low_confidence: request")
         );
+    }
+
+    #[test]
+    fn controllers_rspec_scout_analyzed_are_request_specs() {
+        let text = "source_file: app/controllers/home_controller.rb\nclass_name: HomeController\nanalysis_inputs: {analyzer: x, rules: y, files: []}\nmethods:\n  - {name: index, type: instance}\n";
+        let d = decide(&map(text), &inputs("rails")).expect("decides");
+        let index = d.methods[0].clone().expect("hash method");
+        assert_eq!(
+            (index.test_level.as_str(), index.confidence.as_str()),
+            ("request", "high")
+        );
+        assert!(!index.is_pure);
+        assert_eq!(index.isolation.db, IsolationMode::Real);
+        assert_eq!(
+            index.decision_trace.last().map(String::as_str),
+            Some("rule: controller action => request (exercised through its route)")
+        );
+        assert!(d.low_confidence().is_empty(), "no decision to ask");
     }
 
     #[test]
