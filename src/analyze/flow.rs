@@ -125,6 +125,20 @@ pub struct Walker<'a> {
     next_suffix: std::collections::HashMap<String, usize>,
     /// How many [`Walker::seq`] calls are under way (bounded by [`MAX_WALK_DEPTH`]).
     depth: usize,
+    /// The `rescue` clauses around the code being walked, innermost last (J19).
+    pub rescuing: Vec<Rescuing>,
+}
+
+/// A `rescue` clause around the code being walked: a `raise` of one of its classes ends
+/// with what the clause does.
+#[derive(Debug, Clone)]
+pub struct Rescuing {
+    /// The classes it rescues, by their last segment (`HgCommandAborted`).
+    pub classes: Vec<String>,
+    /// What the clause does.
+    pub outcome: super::outcome::Outcome,
+    /// Whether a walked `raise` ended there.
+    pub reached: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -140,7 +154,34 @@ impl<'a> Walker<'a> {
             taken: std::collections::HashSet::new(),
             next_suffix: std::collections::HashMap::new(),
             depth: 0,
+            rescuing: Vec::new(),
         }
+    }
+
+    /// `raise Foo` inside a `rescue Foo` of this method: what the clause does (J19).
+    pub(super) fn rescued(&mut self, stmt: &Node) -> Option<super::outcome::Outcome> {
+        let stmt = match stmt {
+            Node::Seq(items) => items.last()?,
+            Node::Begin(b) if b.rescues.is_empty() => return self.rescued(&b.body),
+            other => other,
+        };
+        let Node::Call(call) = stmt else { return None };
+        if call.recv.is_some() || !matches!(call.name.as_str(), "raise" | "fail") {
+            return None;
+        }
+        let Some(Node::Const { path, .. }) = call.args.first() else {
+            return None;
+        };
+        let class = path.rsplit("::").next().unwrap_or(path);
+        let clause = self
+            .rescuing
+            .iter_mut()
+            .rev()
+            .find(|r| r.classes.iter().any(|c| c == class))?;
+        clause.reached = true;
+        let outcome = clause.outcome.clone();
+        self.apply(Rule::RaiseRescuedHere, Some(path));
+        Some(outcome)
     }
 
     /// Records a judgement rule (once per detail) and lowers confidence by its factor.
@@ -267,7 +308,7 @@ impl<'a> Walker<'a> {
                 rest.is_empty() && self.is_response(stmt) && !matches!(stmt, Node::And(..));
             if let Some(exit) = super::outcome::exit_of(stmt, &self.cx.text) {
                 if !final_response {
-                    return End::Exited(exit);
+                    return End::Exited(self.rescued(stmt).unwrap_or(exit));
                 }
             }
             if rest.is_empty() {

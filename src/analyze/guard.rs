@@ -29,6 +29,7 @@ impl Walker<'_> {
             return None;
         }
         let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
+        let exit = self.rescued(&node.then).unwrap_or(exit);
         if memoized(node) {
             // `return @document if @document`: memoization, which no spec sets up as a
             // context; the rest is what the method does.

@@ -14,7 +14,7 @@
 use crate::index::body::{Begin, Node};
 use crate::yaml::Value;
 
-use super::flow::{statements, At, End, Walker};
+use super::flow::{statements, At, End, Rescuing, Walker};
 use super::grammar;
 use super::model::{CharType, Setup, SetupType, Source};
 use super::rules::Rule;
@@ -27,8 +27,49 @@ impl Walker<'_> {
             protected.extend(statements(els));
         }
         protected.extend_from_slice(rest);
+        // A `raise` of a class rescued here ends with what the clause does (J19): only for
+        // clauses that decide nothing themselves, whose outcome is known before walking.
+        let outer = self.rescuing.len();
+        for clause in &block.rescues {
+            let body = statements(&clause.body);
+            let decides = body.iter().any(|n| {
+                matches!(
+                    n,
+                    Node::If(_) | Node::Case(_) | Node::And(..) | Node::Or(..) | Node::Begin(_)
+                )
+            });
+            if decides || clause.classes.is_empty() {
+                continue;
+            }
+            // What the clause does ends the method when it exits (`return`, `raise`,
+            // `render`) or when nothing follows the `begin` block; otherwise the method goes
+            // on after it, and the clause is walked as before.
+            let exits = body
+                .last()
+                .and_then(|last| super::outcome::exit_of(last, &self.cx.text));
+            let outcome = match exits {
+                Some(o) => o,
+                None if rest.is_empty() && tail => {
+                    super::outcome::final_expression(&clause.body, &self.cx.text)
+                }
+                None => continue,
+            };
+            self.rescuing.push(Rescuing {
+                classes: clause
+                    .classes
+                    .iter()
+                    .map(|c| {
+                        let c = c.trim_start_matches('*');
+                        c.rsplit("::").next().unwrap_or(c).to_string()
+                    })
+                    .collect(),
+                outcome,
+                reached: false,
+            });
+        }
         let before = self.chars.len();
         let end = self.seq(&protected, at, tail);
+        let handled: Vec<Rescuing> = self.rescuing.drain(outer..).collect();
         // The protected code decided nothing: its outcome is the path where no error is
         // raised, which would otherwise have no context at all.
         let happy = match &end {
@@ -37,6 +78,19 @@ impl Walker<'_> {
         };
         let mut happy_said = false;
         for clause in &block.rescues {
+            let reached = handled.iter().any(|h| {
+                h.reached
+                    && clause.classes.iter().any(|c| {
+                        let c = c.trim_start_matches('*');
+                        h.classes
+                            .iter()
+                            .any(|k| c.rsplit("::").next() == Some(k.as_str()))
+                    })
+            });
+            if reached {
+                // The condition that raises is the context where the error happens.
+                continue;
+            }
             // `rescue *NETWORK_ERRORS` names a list of classes.
             let names: Vec<&str> = clause
                 .classes
@@ -105,6 +159,42 @@ mod tests {
                 "1 timeout_error [boolean] true:Faraday::TimeoutError or Faraday::ConnectionFailed raised => returns timeout failure result | false:no error raised -> returns response body",
                 "1 standard_error [boolean] true:StandardError raised => raises ChargeError",
             ]
+        );
+    }
+
+    #[test]
+    fn a_raise_the_method_rescues_ends_with_the_rescue_and_the_clause_is_not_asked_again() {
+        let m = analyze_one(
+            "class Adapter\n  def diff(path)\n    run('diff', path)\n  rescue CommandFailed\n    nil\n  end\n\n  private\n\n  def run(*args)\n    out = shellout(args)\n    raise CommandFailed, 'exit' if out.failed?\n    out.lines\n  end\nend\n",
+            "diff",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 out_failed [boolean] true:failed out => returns nil | false:NOT failed out -> runs \"diff\""]
+        );
+        assert!(
+            m.notes.iter().any(|n| n.starts_with("J19: ")),
+            "{:?}",
+            m.notes
+        );
+    }
+
+    #[test]
+    fn a_rescue_in_the_middle_of_a_method_keeps_its_own_characteristic() {
+        // The clause does not end the method (it sets a message, the render follows):
+        // the raise stays a raise and the clause stays a context.
+        let m = analyze_one(
+            "class SessionsController < ApplicationController\n  def create\n    begin\n      raise LoginBanned if user.banned?\n      login(user)\n    rescue LoginBanned\n      @message = 'banned'\n    end\n    render :login\n  end\nend\n",
+            "create",
+        );
+        let lines = flat(&m);
+        assert!(
+            lines.iter().any(|l| l.contains("raises LoginBanned")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("LoginBanned raised")),
+            "{lines:?}"
         );
     }
 }

@@ -58,6 +58,10 @@ pub enum Rule {
     /// further conditions is walked once, under the first of those values; the others end
     /// with the outcome that walk ends with.
     SharedBranchWalkedOnce,
+    /// J19. A `raise` of a class the method itself rescues ends with what the `rescue`
+    /// clause does (`returns nil`), and that clause gets no characteristic of its own: the
+    /// condition that raises is the context where the error happens.
+    RaiseRescuedHere,
 }
 
 impl Rule {
@@ -81,6 +85,7 @@ impl Rule {
             Rule::LoopGuardSomeElement => "J16",
             Rule::BlockRunsOnce => "J17",
             Rule::SharedBranchWalkedOnce => "J18",
+            Rule::RaiseRescuedHere => "J19",
         }
     }
 
@@ -126,6 +131,9 @@ impl Rule {
             Rule::SharedBranchWalkedOnce => {
                 "a branch reached through several values is walked once, under the first"
             }
+            Rule::RaiseRescuedHere => {
+                "a raise the method rescues ends with what its rescue clause does"
+            }
         }
     }
 
@@ -148,7 +156,8 @@ impl Rule {
             | Rule::EmptyBranch
             | Rule::ReturnedFailureIsTerminal
             | Rule::PrivateGuardsInlined
-            | Rule::RescueValue => 0.95,
+            | Rule::RescueValue
+            | Rule::RaiseRescuedHere => 0.95,
         }
     }
 
@@ -161,7 +170,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for the README and tests).
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -179,6 +188,7 @@ impl Rule {
         Rule::LoopGuardSomeElement,
         Rule::BlockRunsOnce,
         Rule::SharedBranchWalkedOnce,
+        Rule::RaiseRescuedHere,
     ];
 }
 
