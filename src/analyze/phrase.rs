@@ -547,7 +547,7 @@ fn call_noun(c: &Call, d: usize) -> String {
                 Some(r) => noun_at(r, d),
                 None => "record".to_string(),
             };
-            return format!("the matching {base}");
+            return the_adj("matching", &base);
         }
         "new" | "build" => {
             return match recv {
@@ -563,32 +563,30 @@ fn call_noun(c: &Call, d: usize) -> String {
                     format!("the {} of the {base}", words(text.trim_start_matches("&:")))
                 }
                 Some(Node::Sym(s)) => format!("the {} of the {base}", words(s)),
-                _ => format!("the mapped {base}"),
+                _ => the_adj("mapped", &base),
             };
         }
         "select" | "filter" | "find_all" => {
-            return format!("the selected {}", recv_noun().unwrap_or_default())
+            return the_adj("selected", &recv_noun().unwrap_or_default())
         }
-        "reject" => return format!("the remaining {}", recv_noun().unwrap_or_default()),
-        "sort" | "sort_by" => return format!("the sorted {}", recv_noun().unwrap_or_default()),
-        "group_by" | "index_by" => {
-            return format!("the grouped {}", recv_noun().unwrap_or_default())
-        }
+        "reject" => return the_adj("remaining", &recv_noun().unwrap_or_default()),
+        "sort" | "sort_by" => return the_adj("sorted", &recv_noun().unwrap_or_default()),
+        "group_by" | "index_by" => return the_adj("grouped", &recv_noun().unwrap_or_default()),
         "sum" => return format!("the sum of {}", recv_noun().unwrap_or_default()),
         "min" | "min_by" => return format!("the smallest {}", recv_noun().unwrap_or_default()),
         "max" | "max_by" => return format!("the largest {}", recv_noun().unwrap_or_default()),
-        "reverse" => return format!("the reversed {}", recv_noun().unwrap_or_default()),
+        "reverse" => return the_adj("reversed", &recv_noun().unwrap_or_default()),
         "join" | "safe_join" => {
             let base = recv
                 .or_else(|| c.args.first())
                 .map_or_else(|| "parts".to_string(), |r| noun_at(r, d));
-            return format!("the joined {base}");
+            return the_adj("joined", &base);
         }
         "split" => return format!("the parts of {}", recv_noun().unwrap_or_default()),
         "gsub" | "sub" | "tr" | "delete" if recv.is_some() => {
-            return format!("the cleaned {}", recv_noun().unwrap_or_default())
+            return the_adj("cleaned", &recv_noun().unwrap_or_default())
         }
-        "truncate" => return format!("the truncated {}", recv_noun().unwrap_or_default()),
+        "truncate" => return the_adj("truncated", &recv_noun().unwrap_or_default()),
         // `x.try(:[], :vote)`: the element read.
         "try" | "send" if matches!(c.args.first(), Some(Node::Sym(s)) if s == "[]") => {
             return index_noun(recv, c.args.get(1..).unwrap_or_default(), d);
@@ -1007,6 +1005,13 @@ fn call_action(c: &Call) -> Option<String> {
             None => format!("{verb} {}", owner()),
         }
     })
+}
+
+/// `the {adjective} {base}`, without a second article when `base` has one: `the joined
+/// the mapped values` reads `the joined mapped values`.
+fn the_adj(adjective: &str, base: &str) -> String {
+    let base = base.strip_prefix("the ").unwrap_or(base);
+    format!("the {adjective} {base}")
 }
 
 #[cfg(test)]
