@@ -335,14 +335,36 @@ impl Names {
     pub fn from_unsorted(names: &mut Vec<&[u8]>) -> Self {
         names.sort_unstable();
         names.dedup();
-        let mut buf = String::with_capacity(names.iter().map(|n| n.len() + 1).sum());
+        let mut buf = Vec::with_capacity(names.iter().map(|n| n.len() + 1).sum());
         for name in names.iter() {
-            match std::str::from_utf8(name) {
-                Ok(s) => buf.push_str(s),
-                Err(_) => buf.push_str(&String::from_utf8_lossy(name)),
-            }
-            buf.push('\n');
+            buf.extend_from_slice(name);
+            buf.push(b'\n');
         }
+        Names::from_buffer(buf)
+    }
+
+    /// Builds from `(left, right)` pairs that may repeat, each name `left` `sep` `right`
+    /// (`@payment.charge`). Sorting the pairs sorts the joined names when `sep` sorts
+    /// before every byte of a `left` and no `left` holds it, as with a `.` after Ruby
+    /// variable names.
+    pub fn from_unsorted_pairs(pairs: &mut Vec<(&[u8], &[u8])>, sep: u8) -> Self {
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut buf = Vec::with_capacity(pairs.iter().map(|(l, r)| l.len() + r.len() + 2).sum());
+        for (left, right) in pairs.iter() {
+            buf.extend_from_slice(left);
+            buf.push(sep);
+            buf.extend_from_slice(right);
+            buf.push(b'\n');
+        }
+        Names::from_buffer(buf)
+    }
+
+    /// Names each ended by a newline, checked as UTF-8 once (lossily: a newline ends any
+    /// broken sequence, so this is each name decoded on its own).
+    fn from_buffer(buf: Vec<u8>) -> Self {
+        let buf = String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         Names {
             buf: buf.into_boxed_str(),
         }
@@ -490,6 +512,35 @@ impl<S: AsRef<str>> PartialEq<Vec<S>> for Names {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_sort_and_dedup_as_their_joined_names_do() {
+        let pairs: Vec<(&[u8], &[u8])> = vec![
+            (b"order", b"total"),
+            (b"@payment", b"charge"),
+            (b"o", b"zz"),
+            (b"order", b"id"),
+            (b"or", b"a"),
+            (b"order", b"total"),
+            (b"@pay", b"x"),
+        ];
+        let mut joined: Vec<Vec<u8>> = pairs.iter().map(|(l, r)| [*l, b".", *r].concat()).collect();
+        let mut slices: Vec<&[u8]> = joined.iter_mut().map(|j| j.as_slice()).collect();
+        let expected = Names::from_unsorted(&mut slices);
+        let got = Names::from_unsorted_pairs(&mut pairs.clone(), b'.');
+        assert_eq!(got, expected);
+        assert_eq!(
+            got.to_vec(),
+            vec![
+                "@pay.x",
+                "@payment.charge",
+                "o.zz",
+                "or.a",
+                "order.id",
+                "order.total"
+            ]
+        );
+    }
 
     #[test]
     fn a_name_list_keeps_order_and_repeats_and_serializes_as_a_list() {

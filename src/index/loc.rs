@@ -4,63 +4,82 @@
 
 /// Counts code lines. `comments` are byte ranges `[start, end)` sorted by start, as prism
 /// reports them; `data_start` is where `__END__` begins, if the file has it.
+///
+/// One pass over the lines (memchr finds each end): a line's bytes are looked at only up
+/// to its first one that is neither blank nor in a comment.
 pub fn count_loc(source: &[u8], comments: &[(usize, usize)], data_start: Option<usize>) -> u32 {
     let limit = data_start.unwrap_or(source.len()).min(source.len());
-    let mut count: u32 = 0;
-    let mut cursor = 0usize; // index into `comments`
-                             // A UTF-8 byte order mark is not code.
-    let mut pos = if source.starts_with(&[0xEF, 0xBB, 0xBF]) {
+    let text = source.get(..limit).unwrap_or_default();
+    // A UTF-8 byte order mark is not code.
+    let mut line_start = if text.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
     } else {
         0
     };
-    let mut line_has_code = false;
-    while pos < limit {
-        let Some(&byte) = source.get(pos) else { break };
-        if byte == b'\n' {
-            if line_has_code {
-                count = count.saturating_add(1);
-            }
-            line_has_code = false;
+    let mut count: u32 = 0;
+    let mut cursor = 0usize; // index into `comments`
+    let mut newlines = memchr::memchr_iter(b'\n', text);
+    while line_start <= text.len() {
+        let line_end = newlines.next().unwrap_or(text.len());
+        if line_has_code(text, line_start, line_end, comments, &mut cursor) {
+            count = count.saturating_add(1);
+        }
+        line_start = line_end + 1;
+    }
+    count
+}
+
+/// Whether `text[start..end)` (one line, without its newline) holds a byte that is neither
+/// blank nor in a comment. `cursor` moves forward through `comments` as lines go by.
+fn line_has_code(
+    text: &[u8],
+    start: usize,
+    end: usize,
+    comments: &[(usize, usize)],
+    cursor: &mut usize,
+) -> bool {
+    let mut pos = skip_spaces(text, start, end);
+    while pos < end {
+        let Some(&byte) = text.get(pos) else {
+            return false;
+        };
+        if is_blank(byte) {
             pos += 1;
             continue;
         }
-        if !line_has_code && !is_blank(byte) {
-            while comments.get(cursor).is_some_and(|&(_, end)| end <= pos) {
-                cursor += 1;
-            }
-            let in_comment = comments
-                .get(cursor)
-                .is_some_and(|&(start, end)| start <= pos && pos < end);
-            if in_comment {
-                // Skip to the end of the comment or the line, whichever comes first.
-                let comment_end = comments.get(cursor).map_or(pos + 1, |&(_, end)| end);
-                let line_end = source
-                    .get(pos..)
-                    .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-                    .map_or(limit, |p| pos + p);
-                pos = comment_end.min(line_end).max(pos + 1);
-                continue;
-            }
-            line_has_code = true;
-            // The rest of the line cannot change the answer: jump to its end.
-            match source
-                .get(pos..limit)
-                .and_then(|rest| memchr::memchr(b'\n', rest))
-            {
-                Some(offset) => {
-                    pos += offset;
-                    continue;
-                }
-                None => break,
-            }
+        while comments
+            .get(*cursor)
+            .is_some_and(|&(_, c_end)| c_end <= pos)
+        {
+            *cursor += 1;
         }
+        match comments.get(*cursor) {
+            Some(&(c_start, c_end)) if c_start <= pos && pos < c_end => {
+                // Skip to the end of the comment or the line, whichever comes first.
+                pos = c_end.min(end).max(pos + 1);
+            }
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// The first position from `pos` (below `end`) that is not a space, eight bytes at a time
+/// through indentation.
+pub(crate) fn skip_spaces(text: &[u8], mut pos: usize, end: usize) -> usize {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    while let Some(chunk) = text.get(pos..end).and_then(|rest| rest.first_chunk::<8>()) {
+        let diff = u64::from_le_bytes(*chunk) ^ SPACES;
+        if diff != 0 {
+            // The first byte that differs from a space.
+            return pos + (diff.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while text.get(pos).is_some_and(|&b| b == b' ') && pos < end {
         pos += 1;
     }
-    if line_has_code {
-        count = count.saturating_add(1);
-    }
-    count
+    pos
 }
 
 fn is_blank(byte: u8) -> bool {
@@ -113,6 +132,99 @@ mod tests {
     #[test]
     fn last_line_without_newline_counts() {
         assert_eq!(loc("x = 1\ny = 2"), 2);
+    }
+
+    /// The byte-at-a-time count this file had before, kept to check the line-wise one.
+    fn count_loc_reference(
+        source: &[u8],
+        comments: &[(usize, usize)],
+        data_start: Option<usize>,
+    ) -> u32 {
+        let limit = data_start.unwrap_or(source.len()).min(source.len());
+        let mut count: u32 = 0;
+        let mut cursor = 0usize;
+        let mut pos = if source.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            3
+        } else {
+            0
+        };
+        let mut line_has_code = false;
+        while pos < limit {
+            let byte = source[pos];
+            if byte == b'\n' {
+                if line_has_code {
+                    count += 1;
+                }
+                line_has_code = false;
+                pos += 1;
+                continue;
+            }
+            if !line_has_code && !is_blank(byte) {
+                while comments.get(cursor).is_some_and(|&(_, end)| end <= pos) {
+                    cursor += 1;
+                }
+                let in_comment = comments
+                    .get(cursor)
+                    .is_some_and(|&(start, end)| start <= pos && pos < end);
+                if in_comment {
+                    let comment_end = comments[cursor].1;
+                    let line_end = source[pos..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(limit, |p| pos + p);
+                    pos = comment_end.min(line_end).max(pos + 1);
+                    continue;
+                }
+                line_has_code = true;
+            }
+            pos += 1;
+        }
+        if line_has_code {
+            count += 1;
+        }
+        count
+    }
+
+    #[test]
+    fn line_wise_count_agrees_with_the_byte_wise_one() {
+        let sources = [
+            "",
+            "\n",
+            "x",
+            "\u{feff}\n# c\nx = 1",
+            "\u{feff}x\n",
+            "  # a\n\t\n  x # b\n=begin\n  y\n=end\nz\n",
+            "=begin\ndoc\n=end\n=begin\n\n=end\n  ",
+            "a = <<~T\n  # in heredoc\n\n  b\nT\n# c\n\r\n \x0b\x0c\n",
+            "x = 1 # c\n  # d\n__END__\ny\n# z\n",
+            "def a = 1; # x\n  ;\n",
+            "# only a comment",
+            "x\n\n\n   \n",
+        ];
+        for src in sources {
+            let result = ruby_prism::parse(src.as_bytes());
+            let comments: Vec<(usize, usize)> = result
+                .comments()
+                .map(|c| (c.location().start() as usize, c.location().end() as usize))
+                .collect();
+            let data = result.data_loc().map(|l| l.start() as usize);
+            assert_eq!(
+                count_loc(src.as_bytes(), &comments, data),
+                count_loc_reference(src.as_bytes(), &comments, data),
+                "{src:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn skip_spaces_stops_at_the_first_other_byte_or_the_end() {
+        let text = b"            x  \t  ";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let expected = (start..end).find(|&i| text[i] != b' ').unwrap_or(end);
+                assert_eq!(skip_spaces(text, start, end), expected, "{start}..{end}");
+            }
+        }
     }
 
     #[test]
