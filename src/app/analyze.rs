@@ -170,11 +170,18 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         .map(|(s, named)| (config.locate(s), *named))
         .collect();
     let analyzing = options.progress.start("analyze", locations.len());
+    // What every file's cache key shares, computed once: the analyzer, the rules' digest,
+    // and the digests of the files several controllers read (their parents, concerns).
+    let shared = Shared {
+        analyzer: fields::AnalysisInputs::analyzer(),
+        rules: metadata::digest(format!("{:?}", config.side_effects).as_bytes()),
+        digests: std::sync::Mutex::new(std::collections::HashMap::new()),
+    };
     let work: Vec<Work> = index::in_pool(config.threads, || {
         locations
             .par_iter()
             .map(|(loc, named)| {
-                let work = analyze_file(config, loc, options.force, *named);
+                let work = analyze_file(config, &shared, loc, options.force, *named);
                 analyzing.tick();
                 work
             })
@@ -607,7 +614,38 @@ fn sources_from_metadata(
     Ok((sources, invalid))
 }
 
-fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: bool) -> Work {
+/// What the files of one run share for their cache keys.
+struct Shared {
+    analyzer: String,
+    rules: String,
+    /// Digests of files other than the analyzed one, by absolute path.
+    digests: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<String>>>,
+}
+
+impl Shared {
+    /// `sha256:<hex>` of a project file, read once per run.
+    fn digest(&self, root: &Path, rel: &str) -> Option<String> {
+        let path = root.join(rel);
+        if let Ok(known) = self.digests.lock() {
+            if let Some(d) = known.get(&path) {
+                return d.clone();
+            }
+        }
+        let digest = std::fs::read(&path).ok().map(|b| metadata::digest(&b));
+        if let Ok(mut known) = self.digests.lock() {
+            known.insert(path, digest.clone());
+        }
+        digest
+    }
+}
+
+fn analyze_file(
+    config: &Config,
+    shared: &Shared,
+    loc: &metadata::Location,
+    force: bool,
+    named: bool,
+) -> Work {
     let source_path = loc.project_root.join(&loc.source_rel);
     let existing = match metadata::load(&loc.path) {
         Ok(m) => m,
@@ -629,15 +667,13 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: b
     };
     let digest = metadata::digest(&bytes);
     let mtime = metadata::mtime(&source_path).unwrap_or(0);
-    let analyzer = fields::AnalysisInputs::analyzer();
-    let rules = metadata::digest(format!("{:?}", config.side_effects).as_bytes());
     if let (false, Some(map)) = (force, &existing) {
         let inputs_hold = || {
             fields::AnalysisInputs::still_hold(
                 map.get("analysis_inputs"),
-                &analyzer,
-                &rules,
-                |path| file_digest(&loc.project_root, path),
+                &shared.analyzer,
+                &shared.rules,
+                |path| shared.digest(&loc.project_root, path),
             )
         };
         if cache_valid(map, mtime, &digest) && inputs_hold() {
@@ -727,13 +763,13 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: b
             class_name,
             analysis,
             inputs: fields::AnalysisInputs {
-                analyzer,
-                rules,
+                analyzer: shared.analyzer.clone(),
+                rules: shared.rules.clone(),
                 files: chain
                     .iter()
                     .filter(|link| link.facts.path != loc.source_rel)
                     .filter_map(|link| {
-                        let digest = file_digest(&loc.project_root, &link.facts.path)?;
+                        let digest = shared.digest(&loc.project_root, &link.facts.path)?;
                         Some((link.facts.path.clone(), digest))
                     })
                     .collect(),
@@ -741,12 +777,6 @@ fn analyze_file(config: &Config, loc: &metadata::Location, force: bool, named: b
         }),
         warnings,
     )
-}
-
-/// `sha256:<hex>` of a project file now, if it can be read.
-fn file_digest(root: &Path, rel: &str) -> Option<String> {
-    let bytes = std::fs::read(root.join(rel)).ok()?;
-    Some(metadata::digest(&bytes))
 }
 
 /// A `methods_to_analyze` entry that is selected.
