@@ -576,8 +576,14 @@ fn guards_of(
     };
     let handler = own_handler.or_else(|| not_found_handler.cloned());
     let stmts = statements(main);
-    // `allowed = ...; if allowed`: the condition is what the local holds.
-    let mut locals: Vec<(String, Node)> = Vec::new();
+    // `allowed = ...; if allowed`: the condition is what the local holds. Rails calls a
+    // callback without arguments: its optional parameters hold their defaults
+    // (`def check_database_readable(need_api: false)`).
+    let mut locals: Vec<(String, Node)> = if depth == 0 {
+        method.param_defaults.clone()
+    } else {
+        Vec::new()
+    };
     for stmt in &stmts {
         match stmt {
             Node::If(i) => {
@@ -806,5 +812,19 @@ mod tests {
             Some(("returns 404 status".into(), true))
         );
         assert_eq!(text("render_feed"), None);
+    }
+
+    #[test]
+    fn a_callback_runs_with_its_optional_parameters_at_their_defaults() {
+        // Rails calls `check_writable` without arguments: `need_api` is false, so the API
+        // half of the condition never holds and is not a context.
+        let m = crate::analyze::tests::analyze_one(
+            "class PostsController < ActionController::Base\n  before_action :check_writable\n\n  def create\n    head :created\n  end\n\n  private\n\n  def check_writable(need_api: false)\n    if Settings.status == \"readonly\" || (need_api && Settings.api_status == \"offline\")\n      redirect_to offline_path\n    end\n  end\nend\n",
+            "create",
+        );
+        assert_eq!(
+            crate::analyze::tests::flat(&m),
+            vec!["1 settings_status [enum] readonly:readonly => redirects to offline path | other:other Settings status -> returns 201 status"]
+        );
     }
 }
