@@ -546,42 +546,63 @@ fn walked_files(
     warnings: &mut Vec<String>,
     timings: &mut Timings,
 ) -> Result<(Option<Base>, Vec<Candidate>)> {
-    let walk_started = Instant::now();
-    let walking = options.progress.start("walk", 0);
-    let found = if mode == Mode::All {
-        options.cache.files(&config.root, scope, config.threads)
-    } else {
-        walk::collect(project_root, &options.paths, scope, config.threads)?
+    // The walk and git's status of the tree touch the disk each on their own: the walk
+    // runs on a thread of its own while git answers on this one (a Repository is not
+    // Sync), and neither waits for the other.
+    let walk = || -> Result<(walk::Found, u64)> {
+        let walk_started = Instant::now();
+        let walking = options.progress.start("walk", 0);
+        let found = if mode == Mode::All {
+            options.cache.files(&config.root, scope, config.threads)
+        } else {
+            walk::collect(project_root, &options.paths, scope, config.threads)?
+        };
+        walking.set_total(found.files.len());
+        walking.finish();
+        Ok((found, millis(walk_started)))
     };
-    walking.set_total(found.files.len());
-    walking.finish();
-    timings.walk_ms = millis(walk_started);
-    warnings.extend(found.warnings);
-    let mut base = None;
-    let mut changes: Vec<Change> = Vec::new();
-    if let Some(repo) = &repo {
+    let git = |git_warnings: &mut Vec<String>| -> Result<(Option<Base>, Vec<Change>)> {
+        let Some(repo) = &repo else {
+            git_warnings.push(format!(
+                "{} is not in a git repository: every method counts as new",
+                config.root.display()
+            ));
+            return Ok((None, Vec::new()));
+        };
         let resolved = match repo.branch_base(options.base.as_deref(), config.base.as_deref()) {
             Ok((b, w)) => {
-                warnings.extend(w);
+                git_warnings.extend(w);
                 b
             }
             Err(e @ Error::BadBaseRef { .. }) if options.base.is_some() => return Err(e),
             Err(_) => {
-                warnings.push(
+                git_warnings.push(
                     "no base ref found (origin/HEAD, main, master): method modes compare with HEAD"
                         .to_string(),
                 );
                 repo.head_base()
             }
         };
-        changes = options.cache.changes(repo, &resolved)?;
-        base = Some(resolved);
-    } else {
-        warnings.push(format!(
-            "{} is not in a git repository: every method counts as new",
-            config.root.display()
-        ));
-    }
+        let changes = options.cache.changes(repo, &resolved)?;
+        Ok((Some(resolved), changes))
+    };
+    let mut git_warnings = Vec::new();
+    let (walked, git_answer) = std::thread::scope(|s| {
+        let walking = s.spawn(walk);
+        let git_answer = git(&mut git_warnings);
+        let walked = walking.join().unwrap_or_else(|_| {
+            Err(Error::Unreadable {
+                path: config.root.clone(),
+                reason: "the walk of the tree stopped unexpectedly".to_string(),
+            })
+        });
+        (walked, git_answer)
+    });
+    let (found, walk_ms) = walked?;
+    timings.walk_ms = walk_ms;
+    warnings.extend(found.warnings);
+    warnings.extend(git_warnings);
+    let (base, changes) = git_answer?;
     // The first change of each path, as a scan of the list would find it.
     let mut by_path: std::collections::HashMap<&str, &Change> =
         std::collections::HashMap::with_capacity(changes.len());

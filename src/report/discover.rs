@@ -308,7 +308,8 @@ pub struct SkippedFile {
 pub struct Timings {
     /// Finding files (walk).
     pub walk_ms: u64,
-    /// Git: base, changes, base blobs.
+    /// Git: base, changes, base blobs; with `--all` or paths, the part of it the walk (run
+    /// beside it) did not cover.
     pub git_ms: u64,
     /// Reading and parsing (current and base versions) into facts.
     pub parse_ms: u64,
