@@ -51,18 +51,47 @@ impl Walker<'_> {
         let else_body = node.els.as_ref().map(statements);
         for (slots, body) in [(then_slots, Some(then_body)), (else_slots, else_body)] {
             // A branch reached through several values (the `else` of `a && b`: a false, or
-            // a true and b false) that decides more is walked once, under the first of
-            // them; the others get the outcome that walk ends with, instead of a copy of
-            // every characteristic below (J18).
+            // a true and b false) that decides more is walked once; the others get the
+            // outcome that walk ends with, instead of a copy of every characteristic below
+            // (J18).
             let decides_more = body.as_ref().is_some_and(|stmts| {
                 stmts
                     .iter()
                     .any(|s| matches!(s, Node::If(_) | Node::Case(_) | Node::Begin(_)))
             });
+            // The walk goes under the deepest of them (`a&.b?` false: `a` present and `b?`
+            // false, not `a` nil), where the branch's own conditions are not decided
+            // already by a missing subject.
+            let mut slots = slots;
+            if decides_more && slots.len() > 1 {
+                if let Some(deepest) = (0..slots.len())
+                    .max_by_key(|&i| (slots.get(i).map_or(0, |s| self.level(*s)), usize::MAX - i))
+                {
+                    let chosen = slots.remove(deepest);
+                    slots.insert(0, chosen);
+                }
+            }
             let mut first_end: Option<End> = None;
             for slot in slots {
-                let end = match (&body, &first_end) {
-                    (Some(_), Some(first)) if decides_more => {
+                // Under another of the values the branch's conditions may all be decided
+                // (`user` missing): walked there too when that adds no characteristic.
+                let tried = match (&body, &first_end) {
+                    (Some(stmts), Some(_)) if decides_more => {
+                        let before = self.snapshot();
+                        let count = self.chars.len();
+                        let end = self.seq(stmts, self.under(slot), branch_tail);
+                        if self.chars.len() == count {
+                            Some(end)
+                        } else {
+                            self.restore(before);
+                            None
+                        }
+                    }
+                    _ => None,
+                };
+                let end = match (&body, &first_end, tried) {
+                    (_, _, Some(end)) => end,
+                    (Some(_), Some(first), None) if decides_more => {
                         self.apply(Rule::SharedBranchWalkedOnce, None);
                         match first {
                             End::Branched => {
@@ -75,8 +104,8 @@ impl Walker<'_> {
                             other => other.clone(),
                         }
                     }
-                    (Some(stmts), _) => self.seq(stmts, self.under(slot), branch_tail),
-                    (None, _) => End::Done(self.empty_outcome(branch_tail)),
+                    (Some(stmts), _, None) => self.seq(stmts, self.under(slot), branch_tail),
+                    (None, _, None) => End::Done(self.empty_outcome(branch_tail)),
                 };
                 if first_end.is_none() {
                     first_end = Some(end.clone());
@@ -226,6 +255,26 @@ mod tests {
             vec![
                 "1 completed [boolean] true:completed | false:NOT completed => returns false",
                 "2 recent [boolean] true:recent -> returns true | false:NOT recent => returns false",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_shared_branch_is_walked_where_its_own_conditions_are_still_open() {
+        // The `elsif` runs when `user` is nil or is not a moderator: walked under "not a
+        // moderator", where the author's own case (`user.id == user_id`) can still hold;
+        // under "user missing" its conditions would all be false.
+        let m = crate::analyze::tests::analyze_one(
+            "class Comment\n  def undeletable_by?(user)\n    if user&.moderator?\n      true\n    elsif user && user.id == user_id && !moderated?\n      true\n    else\n      false\n    end\n  end\nend\n",
+            "undeletable_by?",
+        );
+        assert_eq!(
+            crate::analyze::tests::flat(&m),
+            vec![
+                "1 user [presence] present:user present | nil:user missing => returns false",
+                "2 user_moderator [boolean] true:moderator user -> returns true | false:NOT moderator user",
+                "3 user_id_matches [boolean] true:user id matching user id | false:user id NOT matching user id => returns false",
+                "4 moderated [boolean] true:moderated => returns false | false:NOT moderated -> returns true",
             ]
         );
     }

@@ -129,6 +129,17 @@ pub struct Walker<'a> {
     pub rescuing: Vec<Rescuing>,
 }
 
+/// A walker's state, kept to take back a walk that was only tried.
+pub struct Snapshot {
+    chars: Vec<Characteristic>,
+    notes: usize,
+    confidence: f64,
+    inlined: std::collections::HashSet<String>,
+    assigned: std::collections::HashMap<String, Node>,
+    taken: std::collections::HashSet<String>,
+    next_suffix: std::collections::HashMap<String, usize>,
+}
+
 /// A `rescue` clause around the code being walked: a `raise` of one of its classes ends
 /// with what the clause does.
 #[derive(Debug, Clone)]
@@ -156,6 +167,30 @@ impl<'a> Walker<'a> {
             depth: 0,
             rescuing: Vec::new(),
         }
+    }
+
+    /// Everything a walk may change, to try one and take it back.
+    pub(super) fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            chars: self.chars.clone(),
+            notes: self.notes.len(),
+            confidence: self.confidence,
+            inlined: self.inlined.clone(),
+            assigned: self.assigned.clone(),
+            taken: self.taken.clone(),
+            next_suffix: self.next_suffix.clone(),
+        }
+    }
+
+    /// Back to `snapshot`.
+    pub(super) fn restore(&mut self, snapshot: Snapshot) {
+        self.chars = snapshot.chars;
+        self.notes.truncate(snapshot.notes);
+        self.confidence = snapshot.confidence;
+        self.inlined = snapshot.inlined;
+        self.assigned = snapshot.assigned;
+        self.taken = snapshot.taken;
+        self.next_suffix = snapshot.next_suffix;
     }
 
     /// `raise Foo` inside a `rescue Foo` of this method: what the clause does (J19).

@@ -55,8 +55,9 @@ pub enum Rule {
     /// by putting such an element in it.
     BlockRunsOnce,
     /// J18. A branch reached through several values (the `else` of `a && b`) that holds
-    /// further conditions is walked once, under the first of those values; the others end
-    /// with the outcome that walk ends with.
+    /// further conditions is walked once, under the deepest of those values (`a` true and
+    /// `b` false rather than `a` false, where a missing subject would decide the branch's
+    /// own conditions); the others end with the outcome that walk ends with.
     SharedBranchWalkedOnce,
     /// J19. A `raise` of a class the method itself rescues ends with what the `rescue`
     /// clause does (`returns nil`), and that clause gets no characteristic of its own: the
@@ -129,7 +130,7 @@ impl Rule {
                 "a block run per element is walked once: its conditions are about one element"
             }
             Rule::SharedBranchWalkedOnce => {
-                "a branch reached through several values is walked once, under the first"
+                "a branch reached through several values is walked once, under the deepest"
             }
             Rule::RaiseRescuedHere => {
                 "a raise the method rescues ends with what its rescue clause does"
