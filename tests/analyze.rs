@@ -120,6 +120,12 @@ fn the_cache_is_not_taken_when_a_parent_or_concern_the_analysis_read_changed() {
         "format.html { redirect_to login_path }",
         "format.html { redirect_to sign_in_path }",
     );
+    // status says so before analyze runs again.
+    let status = p.run(&["status", file]).expect_code(0).yaml();
+    assert_eq!(
+        status["files"][0]["cache"].as_str(),
+        Some("stale (app/controllers/concerns/authentication.rb changed)")
+    );
     let third = p.run(&["analyze", file]).expect_code(0).yaml();
     assert!(third.get("cached").is_none());
     let now = behaviors(&third);
@@ -156,6 +162,22 @@ fn the_cache_is_not_taken_when_a_parent_or_concern_the_analysis_read_changed() {
     );
     let other_rules = p.run(&["analyze", file]).expect_code(0).yaml();
     assert!(other_rules.get("cached").is_none());
+
+    // Without analysis_inputs: the pipeline's own analyzer's work is kept (cached), an
+    // earlier rspec-scout's is made again.
+    let without_inputs = |version: &str| {
+        let mut m: serde_yaml::Value = serde_yaml::from_str(&p.read(metadata)).unwrap();
+        let map = m.as_mapping_mut().unwrap();
+        map.remove("analysis_inputs");
+        map["automation"]["code_analyzer_version"] = version.into();
+        p.write(metadata, serde_yaml::to_string(&m).unwrap());
+    };
+    without_inputs("code-analyzer 3.1");
+    let pipelines = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert_eq!(pipelines["cached"].as_bool(), Some(true));
+    without_inputs("rspec-scout 0.0.9");
+    let earlier = p.run(&["analyze", file]).expect_code(0).yaml();
+    assert!(earlier.get("cached").is_none());
 }
 
 #[test]

@@ -669,12 +669,10 @@ fn analyze_file(
     let mtime = metadata::mtime(&source_path).unwrap_or(0);
     if let (false, Some(map)) = (force, &existing) {
         let inputs_hold = || {
-            fields::AnalysisInputs::still_hold(
-                map.get("analysis_inputs"),
-                &shared.analyzer,
-                &shared.rules,
-                |path| shared.digest(&loc.project_root, path),
-            )
+            fields::AnalysisInputs::check(map, &shared.analyzer, &shared.rules, |path| {
+                shared.digest(&loc.project_root, path)
+            })
+            .is_ok()
         };
         if cache_valid(map, mtime, &digest) && inputs_hold() {
             return Work::Cached(Value::Mapping(cached_data(map)));

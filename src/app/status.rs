@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::index::walk;
-use crate::metadata;
+use crate::metadata::{self, fields};
 use crate::report::status::{
     self, FileStatus, Leftover, Leftovers, MethodCounts, PlanInfo, Stages,
 };
@@ -99,10 +99,15 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     entries.retain(|e| seen.insert(e.metadata.clone()));
 
     let phase = options.progress.start("status", entries.len());
+    // What analyze's cache compares besides the source (see `AnalysisInputs::check`).
+    let inputs = (
+        fields::AnalysisInputs::analyzer(),
+        metadata::digest(format!("{:?}", config.side_effects).as_bytes()),
+    );
     let mut files: Vec<FileStatus> = entries
         .iter()
         .map(|e| {
-            let status = file_status(config, e);
+            let status = file_status(config, e, &inputs);
             phase.tick();
             status
         })
@@ -234,7 +239,7 @@ fn shown(config: &Config, path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-fn file_status(config: &Config, entry: &Entry) -> FileStatus {
+fn file_status(config: &Config, entry: &Entry, inputs: &(String, String)) -> FileStatus {
     let mut status = FileStatus {
         source_file: entry.source_rel.clone().unwrap_or_default(),
         metadata: shown(config, &entry.metadata),
@@ -307,6 +312,18 @@ fn file_status(config: &Config, entry: &Entry) -> FileStatus {
     status.warnings = texts(automation.get("warnings"));
     status.methods = Some(method_counts(&map));
     status.cache = cache_state(&map, &entry.project_root, &status.source_file);
+    if status.cache == "valid" {
+        // The source is the same; so must be what else the analysis read.
+        let root = &entry.project_root;
+        let digest_of = |rel: &str| {
+            std::fs::read(root.join(rel))
+                .ok()
+                .map(|b| metadata::digest(&b))
+        };
+        if let Err(why) = fields::AnalysisInputs::check(&map, &inputs.0, &inputs.1, digest_of) {
+            status.cache = format!("stale ({why})");
+        }
+    }
     status
 }
 

@@ -156,32 +156,54 @@ impl AnalysisInputs {
         Value::Mapping(map)
     }
 
-    /// Whether the `analysis_inputs` a metadata file holds were made by `analyzer` with
-    /// `rules`, and each file it names still has its digest (`digest_of` reads it now).
-    pub fn still_hold(
-        value: Option<&Value>,
+    /// Whether the analysis a metadata file holds may be reused as far as its other inputs
+    /// go: `Err` says why not. Its `analysis_inputs` must name `analyzer` and `rules`, and
+    /// each file it lists must still have its digest (`digest_of` reads it now). Metadata
+    /// without `analysis_inputs` that another analyzer wrote (the pipeline's own) is kept:
+    /// its inputs are not ours to judge, and it may have cost an agent minutes; one an
+    /// earlier rspec-scout wrote is made again.
+    pub fn check(
+        metadata: &Mapping,
         analyzer: &str,
         rules: &str,
         digest_of: impl Fn(&str) -> Option<String>,
-    ) -> bool {
-        let Some(map) = value.and_then(Value::as_mapping) else {
-            return false;
+    ) -> Result<(), String> {
+        let Some(value) = metadata.get("analysis_inputs") else {
+            let ours = metadata
+                .get("automation")
+                .and_then(Value::as_mapping)
+                .and_then(|a| a.get("code_analyzer_version"))
+                .and_then(Value::as_str)
+                .is_some_and(|v| v.starts_with("rspec-scout"));
+            return if ours {
+                Err("analyzed by an earlier rspec-scout".to_string())
+            } else {
+                Ok(())
+            };
+        };
+        let Some(map) = value.as_mapping() else {
+            return Err("analysis_inputs is not a mapping".to_string());
         };
         let text = |k: &str| map.get(k).and_then(Value::as_str);
-        if text("analyzer") != Some(analyzer) || text("rules") != Some(rules) {
-            return false;
+        if text("analyzer") != Some(analyzer) {
+            return Err("analyzed by another rspec-scout build".to_string());
+        }
+        if text("rules") != Some(rules) {
+            return Err("side_effects rules changed".to_string());
         }
         let Some(Value::Sequence(files)) = map.get("files") else {
-            return false;
+            return Err("analysis_inputs has no files list".to_string());
         };
-        files.iter().all(|f| {
+        for f in files {
             let f = f.as_mapping();
             let get = |k: &str| f.and_then(|m| m.get(k)).and_then(Value::as_str);
             match (get("path"), get("digest")) {
-                (Some(path), Some(digest)) => digest_of(path).as_deref() == Some(digest),
-                _ => false,
+                (Some(path), Some(digest)) if digest_of(path).as_deref() == Some(digest) => {}
+                (Some(path), Some(_)) => return Err(format!("{path} changed")),
+                _ => return Err("analysis_inputs lists a file without path or digest".to_string()),
             }
-        })
+        }
+        Ok(())
     }
 }
 
