@@ -385,11 +385,38 @@ fn context_lets(skeleton: &str) -> Vec<(String, String)> {
                 .and_then(|r| r.split_once(") { "))
                 .and_then(|(_, v)| v.strip_suffix(" }"))
             {
-                out.push((text.to_string(), value.to_string()));
+                let name = l
+                    .strip_prefix("let(:")
+                    .and_then(|r| r.split_once(')'))
+                    .map_or("", |(n, _)| n);
+                let text = name_words_out(text, name);
+                out.push((text, value.to_string()));
             }
         }
     }
     out
+}
+
+/// A context without the negative words that are its subject's name: `let(:no_html)
+/// { true }` under `with no html`, `let(:missing) { true }` under `with missing` (a local
+/// named so) negate nothing.
+fn name_words_out(context: &str, name: &str) -> String {
+    let name_words: Vec<&str> = name.split('_').collect();
+    let mut words: Vec<&str> = context.split_whitespace().collect();
+    if let (Some(&"no"), Some(next)) = (name_words.first(), name_words.get(1)) {
+        if let Some(i) = words
+            .windows(2)
+            .position(|w| w.first() == Some(&"no") && w.get(1) == Some(next))
+        {
+            words.remove(i);
+        }
+    }
+    if name_words.contains(&"missing") {
+        if let Some(i) = words.iter().position(|w| *w == "missing") {
+            words.remove(i);
+        }
+    }
+    words.join(" ")
 }
 
 /// Whether the words of a context say "absent/false" (`without x`, `when NOT x`,
@@ -419,8 +446,11 @@ fn negative_words(context: &str) -> bool {
             || (*w == "and" && !literal(Some(i + 1)) && !literal(i.checked_sub(1)))
     });
     if joins {
+        // `a or b missing`: the whole of `a || b` is absent. `NOT x in "a" and "b"` with no
+        // `or`: one negated test over a list (a negated compound reads `NOT both`).
+        let ors = body.iter().any(|w| matches!(*w, "or" | "nor"));
         return body.first() == Some(&"neither")
-            || (body.first() == Some(&"NOT") && body.get(1) == Some(&"both"));
+            || (body.first() == Some(&"NOT") && (body.get(1) == Some(&"both") || !ors));
     }
     body.iter()
         .any(|w| matches!(*w, "NOT" | "missing" | "fails" | "neither"))
@@ -438,6 +468,10 @@ fn inverted(context: &str, value: &str) -> bool {
         context.split_whitespace().nth(1),
         Some("some" | "all" | "exactly")
     ) {
+        return false;
+    }
+    // `a or b missing`: the presence of `a || b` as a whole, absent.
+    if value == "nil" && context.ends_with(" missing") {
         return false;
     }
     let negative_value = matches!(value, "nil" | "false");
@@ -1291,6 +1325,26 @@ mod tests {
             "false"
         ));
         assert!(inverted("with no journals where any value notes", "true"));
+        assert!(!inverted("but NOT action name in new and create", "false"));
+        assert!(inverted("when action name in new and create", "false"));
+        assert!(!inverted(
+            "when sort param or session sort name missing",
+            "nil"
+        ));
+        assert!(inverted(
+            "when sort param or session sort name present",
+            "nil"
+        ));
+        let flag = "    context 'with no html' do\n      let(:no_html) { true }\n    end\n    context 'with no journals' do\n      let(:journals_any) { true }\n    end\n    context 'but no error raised' do\n      let(:no_method_error) { false }\n    end\n    context 'with missing' do\n      let(:missing) { true }\n    end\n";
+        let flags: Vec<bool> = context_lets(flag)
+            .iter()
+            .map(|(c, v)| inverted(c, v))
+            .collect();
+        assert_eq!(flags, [false, true, false, false]);
+        assert!(!inverted(
+            "with param blank or source tracker missing and source role missing",
+            "true"
+        ));
     }
 
     #[test]
