@@ -4,8 +4,6 @@
 //! told), not the plan's own files, not spec files, not `discovery_debug/`. `--dry-run`
 //! lists what would go.
 
-use std::path::{Path, PathBuf};
-
 use serde::Serialize;
 
 use crate::config::Config;
@@ -77,7 +75,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut removed = Vec::new();
     let mut unreadable = Vec::new();
     let mut kept = 0;
-    for path in metadata_files(&dir) {
+    for path in metadata::files_in(&dir) {
         let shown = walk::relative_to(root, &path).unwrap_or_else(|| path.display().to_string());
         let map = match metadata::load(&path) {
             Ok(Some(map)) => map,
@@ -138,25 +136,6 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         text,
         0,
     ))
-}
-
-/// The `*.yml` files of a metadata folder, sorted.
-fn metadata_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .map(|n| n.to_string_lossy())
-                        .is_some_and(|n| n.ends_with(".yml") && !n.starts_with('.'))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 fn text(

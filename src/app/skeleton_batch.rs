@@ -68,7 +68,7 @@ pub fn run(config: &Config, options: &Options, batch: Batch) -> Result<Answer> {
                         .to_string(),
                 );
             }
-            metadata_files(&dir)
+            metadata::files_in(&dir)
         }
     };
     if files.is_empty() {
@@ -198,25 +198,6 @@ fn one(config: &Config, options: &Options, path: PathBuf) -> FileResult {
         }
     }
     result
-}
-
-/// The `*.yml` files of a metadata folder, sorted.
-fn metadata_files(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .map(|n| n.to_string_lossy())
-                        .is_some_and(|n| n.ends_with(".yml") && !n.starts_with('.'))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
 }
 
 /// One line per file: the spec written, or why not.

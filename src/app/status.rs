@@ -53,7 +53,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 source_rel: Some(f.source_file.clone()),
             });
         }
-        let others: Vec<PathBuf> = metadata_files(&dir)
+        let others: Vec<PathBuf> = metadata::files_in(&dir)
             .into_iter()
             .filter(|path| {
                 path.file_stem()
@@ -72,7 +72,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             ),
         });
     } else if options.paths.is_empty() {
-        for path in metadata_files(&config.metadata_dir(&root)) {
+        for path in metadata::files_in(&config.metadata_dir(&root)) {
             entries.push(Entry {
                 metadata: path,
                 project_root: root.clone(),
@@ -102,7 +102,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // What analyze's cache compares besides the source (see `AnalysisInputs::check`).
     let inputs = (
         fields::AnalysisInputs::analyzer(),
-        metadata::digest(format!("{:?}", config.side_effects).as_bytes()),
+        fields::AnalysisInputs::rules_digest(&config.side_effects),
     );
     let mut files: Vec<FileStatus> = entries
         .iter()
@@ -172,25 +172,6 @@ struct Entry {
     source_rel: Option<String>,
 }
 
-/// The `*.yml` files of a metadata folder (not the lock and temp files), sorted.
-fn metadata_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .map(|n| n.to_string_lossy())
-                        .is_some_and(|n| n.ends_with(".yml") && !n.starts_with('.'))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
 /// The metadata files whose source lies under `folder`.
 fn folder_entries(config: &Config, folder: &Path) -> Vec<Entry> {
     let abs = walk::absolute(folder);
@@ -208,7 +189,7 @@ fn folder_entries(config: &Config, folder: &Path) -> Vec<Entry> {
     } else {
         format!("{}_", crate::naming::slug(&rel))
     };
-    metadata_files(&config.metadata_dir(&project_root))
+    metadata::files_in(&config.metadata_dir(&project_root))
         .into_iter()
         .filter(|path| match metadata::load(path) {
             Ok(Some(map)) => map

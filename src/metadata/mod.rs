@@ -230,6 +230,26 @@ pub fn lock_dir(dir: &Path) -> Result<Lock> {
     Ok(Lock { _file: file })
 }
 
+/// The metadata files of a folder: its `*.yml` files (not the lock and temp files, whose
+/// names start with a dot), sorted; none when it cannot be read.
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .is_some_and(|n| n.ends_with(".yml") && !n.starts_with('.'))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 /// Removes the temp files ([`write_text_atomic`]'s `.{name}.tmp.{pid}.{n}`) of processes
 /// that are gone: a run killed between writing its temp file and renaming it leaves one
 /// behind. Called with the folder's lock held, so no live writer of the folder is
