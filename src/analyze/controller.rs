@@ -671,19 +671,17 @@ fn halting_conditions(
         (None, Some(response)) => out.push((under(else_when.clone()), response.clone())),
         (None, None) => {}
     }
-    let sides = [
-        (then.is_none().then_some(&i.then), then_when),
-        // The `else` of a compound test (`if a && b ... elsif c`) holds when either part
-        // fails: no single context says that, so its inner halts are left to the notes.
-        (
-            (els.is_none() && !matches!(cond, Node::And(..) | Node::Or(..)))
-                .then_some(())
-                .and(i.els.as_ref()),
-            else_when,
-        ),
-    ];
+    // The `else` of a compound test (`if a && b ... elsif c`) holds when either part
+    // fails: no single context says that, so its inner halts are left to the notes.
+    let compound = matches!(cond, Node::And(..) | Node::Or(..));
+    let mut sides: Vec<(&Node, Node)> = Vec::new();
+    if then.is_none() {
+        sides.push((&i.then, then_when));
+    }
+    if let (None, Some(e), false) = (&els, &i.els, compound) {
+        sides.push((e, else_when));
+    }
     for (branch, when) in sides {
-        let Some(branch) = branch else { continue };
         let inner_within = under(when);
         for s in statements(branch) {
             if let Node::If(inner) = &s {

@@ -129,6 +129,12 @@ pub struct Walker<'a> {
     pub rescuing: Vec<Rescuing>,
 }
 
+/// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
+pub fn last_segment(class: &str) -> &str {
+    let class = class.trim_start_matches('*');
+    class.rsplit("::").next().unwrap_or(class)
+}
+
 /// A walker's state, kept to take back a walk that was only tried.
 pub struct Snapshot {
     chars: Vec<Characteristic>,
@@ -144,6 +150,8 @@ pub struct Snapshot {
 /// with what the clause does.
 #[derive(Debug, Clone)]
 pub struct Rescuing {
+    /// The clause's place among its `begin`'s rescues.
+    pub clause: usize,
     /// The classes it rescues, by their last segment (`HgCommandAborted`).
     pub classes: Vec<String>,
     /// What the clause does.
@@ -207,7 +215,7 @@ impl<'a> Walker<'a> {
         let Some(Node::Const { path, .. }) = call.args.first() else {
             return None;
         };
-        let class = path.rsplit("::").next().unwrap_or(path);
+        let class = last_segment(path);
         let clause = self
             .rescuing
             .iter_mut()

@@ -14,7 +14,7 @@
 use crate::index::body::{Begin, Node};
 use crate::yaml::Value;
 
-use super::flow::{statements, At, End, Rescuing, Walker};
+use super::flow::{last_segment, statements, At, End, Rescuing, Walker};
 use super::grammar;
 use super::model::{CharType, Setup, SetupType, Source};
 use super::rules::Rule;
@@ -30,7 +30,7 @@ impl Walker<'_> {
         // A `raise` of a class rescued here ends with what the clause does (J19): only for
         // clauses that decide nothing themselves, whose outcome is known before walking.
         let outer = self.rescuing.len();
-        for clause in &block.rescues {
+        for (at_clause, clause) in block.rescues.iter().enumerate() {
             let body = statements(&clause.body);
             let decides = body.iter().any(|n| {
                 matches!(
@@ -55,13 +55,11 @@ impl Walker<'_> {
                 None => continue,
             };
             self.rescuing.push(Rescuing {
+                clause: at_clause,
                 classes: clause
                     .classes
                     .iter()
-                    .map(|c| {
-                        let c = c.trim_start_matches('*');
-                        c.rsplit("::").next().unwrap_or(c).to_string()
-                    })
+                    .map(|c| last_segment(c).to_string())
                     .collect(),
                 outcome,
                 reached: false,
@@ -77,16 +75,8 @@ impl Walker<'_> {
             _ => None,
         };
         let mut happy_said = false;
-        for clause in &block.rescues {
-            let reached = handled.iter().any(|h| {
-                h.reached
-                    && clause.classes.iter().any(|c| {
-                        let c = c.trim_start_matches('*');
-                        h.classes
-                            .iter()
-                            .any(|k| c.rsplit("::").next() == Some(k.as_str()))
-                    })
-            });
+        for (at_clause, clause) in block.rescues.iter().enumerate() {
+            let reached = handled.iter().any(|h| h.reached && h.clause == at_clause);
             if reached {
                 // The condition that raises is the context where the error happens.
                 continue;

@@ -174,7 +174,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // and the digests of the files several controllers read (their parents, concerns).
     let shared = Shared {
         analyzer: fields::AnalysisInputs::analyzer(),
-        rules: metadata::digest(format!("{:?}", config.side_effects).as_bytes()),
+        rules: fields::AnalysisInputs::rules_digest(&config.side_effects),
         digests: std::sync::Mutex::new(std::collections::HashMap::new()),
     };
     let work: Vec<Work> = index::in_pool(config.threads, || {

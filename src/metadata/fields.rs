@@ -137,6 +137,12 @@ impl AnalysisInputs {
         )
     }
 
+    /// `sha256:<hex>` of the side-effect rules in effect (of their `Debug` text: any change
+    /// to a rule changes it).
+    pub fn rules_digest(rules: &impl std::fmt::Debug) -> String {
+        super::digest(format!("{rules:?}").as_bytes())
+    }
+
     /// The `analysis_inputs` mapping.
     pub fn value(&self) -> Value {
         let mut map = Mapping::new();
