@@ -122,6 +122,8 @@ pub struct Decisions {
     pub file_type: &'static str,
     /// One entry per `methods[]` item; `None` for items that are not Hashes (left alone).
     pub methods: Vec<Option<MethodDecision>>,
+    /// rspec-scout's analyzer wrote the metadata (its added rules apply).
+    pub analyzed_here: bool,
 }
 
 impl Decisions {
@@ -135,8 +137,12 @@ impl Decisions {
     }
 
     /// The test level to recommend for the low-confidence methods: `integration` when any of
-    /// them suggests it, else `unit`.
+    /// them suggests it, else `unit`; for a controller rspec-scout analyzed, `request` (its
+    /// spec makes the request: the pipeline's `unit` would contradict every method's level).
     pub fn recommended_action(&self) -> TestLevel {
+        if self.analyzed_here && self.file_type == "controller" {
+            return TestLevel::Request;
+        }
         if self
             .low_confidence()
             .iter()
@@ -222,6 +228,7 @@ pub fn decide(metadata: &Mapping, inputs: &Inputs) -> Result<Decisions, Problem>
         class_name,
         file_type,
         methods: decided,
+        analyzed_here: analyzed_here(metadata),
     })
 }
 
@@ -770,6 +777,15 @@ mod tests {
             Some("rule: controller action => request (exercised through its route)")
         );
         assert!(d.low_confidence().is_empty(), "no decision to ask");
+        // In a red file every method is low confidence: the answer recommended is still
+        // the request every method suggests, not the table's unit.
+        let red = text.replace(
+            "analysis_inputs:",
+            "complexity: {zone: red}\nanalysis_inputs:",
+        );
+        let d = decide(&map(&red), &inputs("rails")).expect("decides");
+        assert_eq!(d.low_confidence().len(), 1);
+        assert_eq!(d.recommended_action(), TestLevel::Request);
     }
 
     #[test]
