@@ -906,3 +906,203 @@ fn a_changed_callback_is_selected_with_its_trigger_and_an_uncalled_change_is_exp
     assert_eq!(validation["trigger"], "validate");
     assert_eq!(validation["method_mode"], "unchanged");
 }
+
+/// Every Ruby file under `app/` and `lib/`, repository-relative, with its path on disk.
+fn ruby_files_on_disk(p: &Project) -> Vec<(String, std::path::PathBuf)> {
+    fn visit(
+        root: &std::path::Path,
+        dir: &std::path::Path,
+        out: &mut Vec<(String, std::path::PathBuf)>,
+    ) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                visit(root, &path, out);
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "rb") {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, path));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for top in ["app", "lib"] {
+        visit(p.root(), &p.root().join(top), &mut out);
+    }
+    out.sort();
+    out
+}
+
+/// `discover`'s way to the working tree's changes (the walk's files, stat data trusted where
+/// libgit2 would trust it) gives every walked file the answer of libgit2's whole-tree
+/// status: committed, staged and unstaged renames, a rewrite that keeps size and mtime, a
+/// mode change, deletions, untracked and ignored files, clean files old enough to be
+/// trusted and racy ones.
+#[test]
+fn status_of_the_walked_files_is_the_whole_trees() {
+    use rspec_scout::git::{ChangeKind, Repo};
+    let p = Project::new();
+    let body = |name: &str| {
+        let mut text = format!("class {name}\n");
+        for i in 0..30 {
+            text.push_str(&format!(
+                "  def {name}_{i}(value)\n    value * {i} + :{name}.size\n  end\n\n"
+            ));
+        }
+        text.push_str("end\n");
+        text
+    };
+    for name in [
+        "account", "billing", "catalog", "delivery", "export", "feed", "gateway", "history",
+    ] {
+        p.write(&format!("app/models/{name}.rb"), body(name));
+    }
+    p.write("lib/tasks/cleanup.rb", body("cleanup"));
+    p.write(
+        "spec/models/account_spec.rb",
+        "RSpec.describe Account do\nend\n",
+    );
+    p.write(".gitignore", "app/models/generated_*.rb\n");
+    // Old enough that the index does not call them racy, as on any real checkout.
+    let touch_old = |p: &Project| {
+        for (_, path) in ruby_files_on_disk(p) {
+            let status = std::process::Command::new("touch")
+                .args(["-m", "-d", "2020-01-01 00:00:00"])
+                .arg(&path)
+                .status()
+                .expect("touch");
+            assert!(status.success());
+        }
+    };
+    touch_old(&p);
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    let repo = Repo::discover(p.root()).unwrap();
+    let (base, _) = repo.branch_base(Some("main"), None).unwrap();
+    // The answer for the walked files both ways, checked equal.
+    let compare = || {
+        let walked = ruby_files_on_disk(&p);
+        let of_walked = |changes: &[rspec_scout::git::Change]| {
+            let mut out: Vec<(String, ChangeKind, Option<String>)> = changes
+                .iter()
+                .filter(|c| walked.iter().any(|(rel, _)| *rel == c.path))
+                .map(|c| (c.path.clone(), c.kind, c.old_path.clone()))
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out
+        };
+        let repo = Repo::discover(p.root()).unwrap();
+        let whole = of_walked(&repo.working_tree_changes(&base).unwrap());
+        let among = of_walked(
+            &repo
+                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked)
+                .unwrap(),
+        );
+        assert_eq!(among, whole);
+        among
+    };
+    let kind_of = |changes: &[(String, ChangeKind, Option<String>)], path: &str| {
+        changes
+            .iter()
+            .find(|c| c.0 == path)
+            .map(|c| (c.1, c.2.clone()))
+    };
+    let modified = Some((ChangeKind::Modified, None));
+
+    // Nothing added anywhere (the stat data decides alone): a staged modification, an
+    // unstaged rewrite keeping size and mtime, a mode change.
+    p.write(
+        "app/models/billing.rb",
+        body("billing").replace("value * 3 ", "value * 4 "),
+    );
+    p.git(&["add", "app/models/billing.rb"]);
+    touch_old(&p);
+    // Refresh the index's stat data after the touch, and write it after every file.
+    p.git(&["update-index", "--refresh"]);
+    let account = p.root().join("app/models/account.rb");
+    let keep = p.root().join("account.mtime");
+    std::fs::copy(&account, &keep).unwrap();
+    std::process::Command::new("touch")
+        .arg("-r")
+        .arg(&account)
+        .arg(&keep)
+        .status()
+        .unwrap();
+    p.write(
+        "app/models/account.rb",
+        body("account").replace("value * 5 ", "value * 6 "),
+    );
+    std::process::Command::new("touch")
+        .arg("-r")
+        .arg(&keep)
+        .arg(&account)
+        .status()
+        .unwrap();
+    std::fs::remove_file(&keep).unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x"])
+        .arg(p.root().join("lib/tasks/cleanup.rb"))
+        .status()
+        .unwrap();
+    let first = compare();
+    assert_eq!(kind_of(&first, "app/models/billing.rb"), modified);
+    assert_eq!(kind_of(&first, "app/models/account.rb"), modified);
+    assert_eq!(kind_of(&first, "lib/tasks/cleanup.rb"), modified);
+    assert_eq!(first.len(), 3, "{first:?}");
+
+    // Renames committed, staged and in the working tree only (deleted + untracked), an
+    // addition, a deletion, an untracked file, an ignored one.
+    p.git(&["mv", "app/models/catalog.rb", "app/models/catalogue.rb"]);
+    p.write("app/models/invoice.rb", body("invoice"));
+    p.remove("app/models/export.rb");
+    p.git(&["add", "-A", "app/models"]);
+    p.git(&["commit", "-q", "-m", "feature work"]);
+    p.git(&["mv", "app/models/delivery.rb", "app/models/shipment.rb"]);
+    std::fs::rename(
+        p.root().join("app/models/feed.rb"),
+        p.root().join("app/models/news_feed.rb"),
+    )
+    .unwrap();
+    p.write("app/models/report.rb", "class Report\nend\n");
+    p.write(
+        "app/models/generated_schema.rb",
+        "class GeneratedSchema\nend\n",
+    );
+    let second = compare();
+    let renamed = |from: &str| Some((ChangeKind::Renamed, Some(from.to_string())));
+    assert_eq!(
+        kind_of(&second, "app/models/catalogue.rb"),
+        renamed("app/models/catalog.rb")
+    );
+    assert_eq!(
+        kind_of(&second, "app/models/shipment.rb"),
+        renamed("app/models/delivery.rb")
+    );
+    assert_eq!(
+        kind_of(&second, "app/models/news_feed.rb"),
+        renamed("app/models/feed.rb")
+    );
+    assert_eq!(
+        kind_of(&second, "app/models/invoice.rb"),
+        Some((ChangeKind::Added, None))
+    );
+    assert_eq!(
+        kind_of(&second, "app/models/report.rb"),
+        Some((ChangeKind::Added, None))
+    );
+    assert_eq!(kind_of(&second, "app/models/billing.rb"), modified);
+    assert_eq!(kind_of(&second, "app/models/account.rb"), modified);
+    assert_eq!(kind_of(&second, "lib/tasks/cleanup.rb"), modified);
+    assert_eq!(kind_of(&second, "app/models/gateway.rb"), None);
+    assert_eq!(kind_of(&second, "app/models/history.rb"), None);
+    assert_eq!(kind_of(&second, "app/models/generated_schema.rb"), None);
+}

@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::discover::zones::ZoneThresholds;
 use crate::discover::{self, select::Filter, BaseVersion, Plan, Prepared, Settings, Source, Zone};
 use crate::error::{Error, Result};
-use crate::git::{Base, Change, ChangeKind, Repo};
+use crate::git::{Base, Change, ChangeKind, IndexChanges, Repo};
 use crate::index::{self, walk};
 use crate::metadata::{self, fields};
 use crate::naming;
@@ -533,6 +533,14 @@ fn changed_files(
     Ok((Some(base), candidates))
 }
 
+/// What git answered while the tree was walked.
+enum Known<'repo> {
+    /// The whole tree's changes, from a warm index.
+    Warm(Vec<Change>),
+    /// The base-to-index half of them ([`Repo::index_changes`]).
+    Index(IndexChanges<'repo>),
+}
+
 /// Single and all mode: the in-scope files of a walk, each with what git says about it
 /// when the root is in a repository.
 #[allow(clippy::too_many_arguments)]
@@ -561,13 +569,15 @@ fn walked_files(
         walking.finish();
         Ok((found, millis(walk_started)))
     };
-    let git = |git_warnings: &mut Vec<String>| -> Result<(Option<Base>, Vec<Change>)> {
+    // What git can answer before the walk ends: the base, and (unless a warm index keeps
+    // the whole tree's status) the Ruby paths the index and the base's tree know of.
+    let git = |git_warnings: &mut Vec<String>| -> Result<Option<(Base, Known)>> {
         let Some(repo) = &repo else {
             git_warnings.push(format!(
                 "{} is not in a git repository: every method counts as new",
                 config.root.display()
             ));
-            return Ok((None, Vec::new()));
+            return Ok(None);
         };
         let resolved = match repo.branch_base(options.base.as_deref(), config.base.as_deref()) {
             Ok((b, w)) => {
@@ -583,8 +593,12 @@ fn walked_files(
                 repo.head_base()
             }
         };
-        let changes = options.cache.changes(repo, &resolved)?;
-        Ok((Some(resolved), changes))
+        let known = if options.cache.is_warm() {
+            Known::Warm(options.cache.changes(repo, &resolved)?)
+        } else {
+            Known::Index(repo.index_changes(&resolved)?)
+        };
+        Ok(Some((resolved, known)))
     };
     let mut git_warnings = Vec::new();
     let (walked, git_answer) = std::thread::scope(|s| {
@@ -602,7 +616,20 @@ fn walked_files(
     timings.walk_ms = walk_ms;
     warnings.extend(found.warnings);
     warnings.extend(git_warnings);
-    let (base, changes) = git_answer?;
+    let (base, changes) = match (git_answer?, &repo) {
+        (Some((base, Known::Warm(changes))), _) => (Some(base), changes),
+        (Some((base, Known::Index(first))), Some(repo)) => {
+            // libgit2 looks at the walked files and the index's, not the whole tree.
+            let walked: Vec<(String, std::path::PathBuf)> = found
+                .files
+                .iter()
+                .filter_map(|f| Some((walk::relative_to(repo.root(), &f.path)?, f.path.clone())))
+                .collect();
+            let changes = repo.working_tree_changes_among(first, &walked)?;
+            (Some(base), changes)
+        }
+        _ => (None, Vec::new()),
+    };
     // The first change of each path, as a scan of the list would find it.
     let mut by_path: std::collections::HashMap<&str, &Change> =
         std::collections::HashMap::with_capacity(changes.len());

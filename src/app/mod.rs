@@ -77,6 +77,11 @@ impl Cache {
             None => repo.working_tree_changes(base),
         }
     }
+
+    /// Whether answers come from a warm index (which keeps the whole tree's status itself).
+    pub fn is_warm(&self) -> bool {
+        self.0.is_some()
+    }
 }
 
 impl std::fmt::Debug for Cache {

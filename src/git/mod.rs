@@ -271,6 +271,117 @@ impl Repo {
         Ok(changes_of(&diff))
     }
 
+    /// The first half of [`Repo::working_tree_changes`], for a caller that walks the tree
+    /// itself ([`Repo::working_tree_changes_among`] is the second): the Ruby changes
+    /// between `base` and the index, and the index's Ruby entries. Reads no working-tree
+    /// file, so it runs while the tree is walked.
+    pub fn index_changes(&self, base: &Base) -> Result<IndexChanges<'_>> {
+        let tree = self.tree_of(base.commit)?;
+        let index_file = self.repo.path().join("index");
+        let before = std::fs::metadata(&index_file).ok();
+        let index = self.repo.index().map_err(|e| git_error(&e))?;
+        let after = std::fs::metadata(&index_file).ok();
+        // The index file's time, for libgit2's racy-entry rule; unknown when the file
+        // changed while it was read (nothing is then taken from the entries' stat data).
+        let stamp = match (before, after) {
+            (Some(b), Some(a)) if same_file_stat(&b, &a) => IndexStamp::of(&a),
+            _ => None,
+        };
+        let ignore_case = self
+            .repo
+            .config()
+            .and_then(|c| c.get_bool("core.ignorecase"))
+            .unwrap_or(false);
+        let entries: Vec<git2::IndexEntry> = index
+            .iter()
+            .filter(|entry| entry.path.ends_with(b".rb"))
+            .collect();
+        let mut opts = ruby_diff_options();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        let diff = self
+            .repo
+            .diff_tree_to_index(tree.as_ref(), Some(&index), Some(&mut opts))
+            .map_err(|e| git_error(&e))?;
+        Ok(IndexChanges {
+            diff,
+            index,
+            entries,
+            stamp: stamp.filter(|_| !ignore_case),
+        })
+    }
+
+    /// [`Repo::working_tree_changes`] from its first half ([`Repo::index_changes`]) and the
+    /// Ruby files a walk found (repository-relative path, path on disk). Every walked file
+    /// gets the whole tree's answer, renames included, without libgit2 looking at every
+    /// file of the tree:
+    /// - a walked file whose stat data equals its index entry's in every field libgit2
+    ///   compares (and more), and that is not racy (written before the index was), is
+    ///   unchanged in the working tree, as libgit2 itself decides without reading it;
+    /// - libgit2 compares the index with the working tree for the other walked files, and
+    ///   for every Ruby file of the index when a rename can pair a file deleted from the
+    ///   working tree with one added (an untracked walked file, or a file added since the
+    ///   base);
+    /// - the two halves are merged as libgit2 merges them, then renames are found.
+    ///
+    /// The one difference from the whole tree's status: an untracked Ruby file outside the
+    /// walk is not a rename candidate.
+    pub fn working_tree_changes_among(
+        &self,
+        first: IndexChanges<'_>,
+        walked: &[(String, PathBuf)],
+    ) -> Result<Vec<Change>> {
+        use rayon::prelude::*;
+        let IndexChanges {
+            mut diff,
+            index,
+            entries,
+            stamp,
+        } = first;
+        let by_path: std::collections::HashMap<&[u8], &git2::IndexEntry> =
+            entries.iter().map(|e| (e.path.as_slice(), e)).collect();
+        let unsure: Vec<&str> = walked
+            .par_iter()
+            .filter(|(rel, _)| rel.ends_with(".rb"))
+            .filter(|(rel, path)| {
+                let entry = by_path.get(rel.as_bytes()).copied();
+                !matches!((entry, stamp), (Some(e), Some(s)) if unchanged_on_disk(e, path, s))
+            })
+            .map(|(rel, _)| rel.as_str())
+            .collect();
+        let added_since_base = diff
+            .deltas()
+            .any(|d| matches!(d.status(), Delta::Added | Delta::Untracked | Delta::Copied));
+        let untracked_walked = unsure
+            .iter()
+            .any(|rel| !by_path.contains_key(rel.as_bytes()));
+        let mut paths: Vec<&[u8]> = unsure.iter().map(|p| p.as_bytes()).collect();
+        if added_since_base || untracked_walked || stamp.is_none() {
+            paths.extend(entries.iter().map(|e| e.path.as_slice()));
+        }
+        paths.sort_unstable();
+        paths.dedup();
+        if !paths.is_empty() {
+            let mut opts = DiffOptions::new();
+            for path in &paths {
+                opts.pathspec(*path);
+            }
+            // Exact paths: libgit2's iterators skip every other entry of a folder without
+            // a stat, and folders no path is under without reading them.
+            opts.disable_pathspec_match(true)
+                .include_typechange(true)
+                .ignore_submodules(true)
+                .include_untracked(true)
+                .recurse_untracked_dirs(true);
+            let workdir = self
+                .repo
+                .diff_index_to_workdir(Some(&index), Some(&mut opts))
+                .map_err(|e| git_error(&e))?;
+            diff.merge(&workdir).map_err(|e| git_error(&e))?;
+        }
+        find_renames(&mut diff, true)?;
+        Ok(changes_of(&diff))
+    }
+
     /// The Ruby files in the index (tracked), repository-relative, sorted.
     pub fn tracked_ruby_files(&self) -> Result<Vec<String>> {
         let index = self.repo.index().map_err(|e| git_error(&e))?;
@@ -343,6 +454,97 @@ impl Repo {
         let hex = oid.to_string();
         hex.get(..12).unwrap_or(&hex).to_string()
     }
+}
+
+/// What [`Repo::index_changes`] found: the base-to-index diff, the index, its Ruby
+/// entries and its file's time.
+pub struct IndexChanges<'repo> {
+    diff: git2::Diff<'repo>,
+    index: git2::Index,
+    entries: Vec<git2::IndexEntry>,
+    /// `None`: no entry's stat data is trusted (the index changed while read, or paths
+    /// compare without case).
+    stamp: Option<IndexStamp>,
+}
+
+/// The index file's modification time, as libgit2 keeps it for its racy-entry rule.
+#[derive(Debug, Clone, Copy)]
+struct IndexStamp {
+    seconds: i64,
+    nanoseconds: i64,
+}
+
+impl IndexStamp {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        Some(IndexStamp {
+            seconds: meta.mtime(),
+            nanoseconds: meta.mtime_nsec(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_meta: &std::fs::Metadata) -> Option<Self> {
+        None
+    }
+}
+
+#[cfg(unix)]
+fn same_file_stat(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.ino(), a.size(), a.mtime(), a.mtime_nsec()) == (b.ino(), b.size(), b.mtime(), b.mtime_nsec())
+}
+
+#[cfg(not(unix))]
+fn same_file_stat(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Whether the file at `path` is, for libgit2, unchanged from its index entry without
+/// reading it: a plain stage-0 entry of a regular file, every stat field equal (libgit2
+/// compares mode, size, mtime, ctime, inode, uid and gid; the device too here), and not
+/// racy (modified before the index file was written). Anything else is left to libgit2.
+#[cfg(unix)]
+fn unchanged_on_disk(entry: &git2::IndexEntry, path: &Path, stamp: IndexStamp) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // Stage bits, assume-valid, extended flags (intent-to-add, skip-worktree).
+    const NOT_PLAIN: u16 = 0x3000 | 0x8000 | 0x4000;
+    if entry.flags & NOT_PLAIN != 0 || entry.flags_extended != 0 {
+        return false;
+    }
+    if entry.mode != 0o100644 && entry.mode != 0o100755 {
+        return false;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !meta.file_type().is_file() {
+        return false;
+    }
+    let mode = if meta.mode() & 0o100 != 0 {
+        0o100755
+    } else {
+        0o100644
+    };
+    // The index keeps 32 bits of each field.
+    let same = mode == entry.mode
+        && meta.size() as u32 == entry.file_size
+        && meta.mtime() as i32 == entry.mtime.seconds()
+        && meta.mtime_nsec() as u32 == entry.mtime.nanoseconds()
+        && meta.ctime() as i32 == entry.ctime.seconds()
+        && meta.ctime_nsec() as u32 == entry.ctime.nanoseconds()
+        && meta.ino() as u32 == entry.ino
+        && meta.dev() as u32 == entry.dev
+        && meta.uid() == entry.uid
+        && meta.gid() == entry.gid;
+    let racy = (meta.mtime(), meta.mtime_nsec()) >= (stamp.seconds, stamp.nanoseconds);
+    same && !racy
+}
+
+#[cfg(not(unix))]
+fn unchanged_on_disk(_entry: &git2::IndexEntry, _path: &Path, _stamp: IndexStamp) -> bool {
+    false
 }
 
 fn ruby_diff_options() -> DiffOptions {
