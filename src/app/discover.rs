@@ -727,6 +727,17 @@ fn read_sources(
     Ok(sources)
 }
 
+/// Whether [`discovery_fields`] has fields for `file`, without building them.
+fn has_discovery(file: &discover::FilePlan, plan: &Plan) -> bool {
+    let Some(class_name) = file.class_name.as_deref() else {
+        return false;
+    };
+    file.items
+        .iter()
+        .filter_map(|&i| plan.items.get(i))
+        .any(|item| item.class_name() == class_name)
+}
+
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
     let class_name = file.class_name.clone()?;
     let methods_to_analyze: Vec<fields::MethodToAnalyze> = file
@@ -781,10 +792,17 @@ fn place_metadata(
 ) -> Result<Vec<(String, String)>> {
     let debug = options.debug;
     let folder = config.metadata_dir(project_root);
-    let mut jobs: Vec<(fields::Discovery, &discover::FilePlan)> = plan
+    // The fields are built only to be written.
+    let mut jobs: Vec<(Option<fields::Discovery>, &discover::FilePlan)> = plan
         .files
         .iter()
-        .filter_map(|f| Some((discovery_fields(f, plan)?, f)))
+        .filter_map(|f| {
+            if write {
+                Some((Some(discovery_fields(f, plan)?), f))
+            } else {
+                has_discovery(f, plan).then_some((None, f))
+            }
+        })
         .collect();
     if jobs.is_empty() {
         return Ok(Vec::new());
@@ -800,6 +818,7 @@ fn place_metadata(
             p.tick();
         }
     };
+    let folder_exists = folder.is_dir();
     let mut shared: std::collections::HashMap<String, Vec<&str>> = Default::default();
     for (_, file) in &jobs {
         shared
@@ -819,6 +838,11 @@ fn place_metadata(
                 // Written: loaded once, for its owner and its keys. Not written: only its
                 // owner is needed.
                 if !write {
+                    // No folder yet: no metadata to hold the slug (one check, not a
+                    // failed open per file).
+                    if !folder_exists {
+                        return Ok(Placed::Here(location.slug, None));
+                    }
                     if let metadata::Owner::Other(holder) =
                         metadata::owner(&location.path, file.path())
                     {
@@ -831,7 +855,7 @@ fn place_metadata(
                     return Ok(Placed::Displaced(holder));
                 }
                 tick();
-                let note = if write {
+                let note = if let Some(fields) = fields.as_ref().filter(|_| write) {
                     let note = write_one(&location, fields, loaded)?;
                     if debug {
                         write_debug(config, project_root, &location, file, plan)?;
@@ -899,9 +923,11 @@ fn place_metadata(
                 file.path(),
                 naming_shown(project_root, &location.path),
             ));
-            fields.slug = Some(slug.clone());
+            if let Some(fields) = fields.as_mut() {
+                fields.slug = Some(slug.clone());
+            }
         }
-        if write {
+        if let Some(fields) = fields.as_ref().filter(|_| write) {
             tick();
             let loaded = metadata::load(&location.path);
             warnings.extend(write_one(&location, fields, loaded)?);
