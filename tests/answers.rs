@@ -72,7 +72,8 @@ fn a_large_plan_is_printed_compact_and_written_whole() {
         .stdout;
     assert_eq!(p.read("tmp/rspec_scout/discover.txt"), full_text);
 
-    // --no-metadata writes no file: the compact answer says so, with the whole size.
+    // --no-metadata writes no file: the compact answer says so, and does not render the
+    // whole answer only to count it.
     let whole_json = p
         .run(&[
             "discover",
@@ -89,9 +90,18 @@ fn a_large_plan_is_printed_compact_and_written_whole() {
         .run(&["discover", "--all", "--no-metadata", "--format", "json"])
         .expect_code(0);
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(whole_json.len() > 3000, "{}", whole_json.len());
     assert_eq!(
         answer["full_answer"],
-        serde_json::json!({"path": null, "bytes": whole_json.len(), "limit": 3000, "note": "--no-metadata writes nothing"})
+        serde_json::json!({"path": null, "limit": 3000, "note": "--no-metadata writes nothing"})
+    );
+    let text = p
+        .run(&["discover", "--all", "--no-metadata", "--format", "text"])
+        .expect_code(0)
+        .stdout;
+    assert!(
+        text.contains("the whole plan (over the 3000-byte answer limit) was not written: --no-metadata writes nothing"),
+        "{text}"
     );
 }
 

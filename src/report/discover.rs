@@ -854,8 +854,9 @@ fn is_zero(n: &usize) -> bool {
 pub struct FullAnswerOut {
     /// The file (relative to the root), or null when none was written.
     pub path: Option<String>,
-    /// Its size in the format asked.
-    pub bytes: u64,
+    /// Its size in the format asked, when it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
     /// `answer_limit`.
     pub limit: usize,
     /// Why no file was written.
@@ -1028,14 +1029,39 @@ impl DiscoverAnswer {
             let text = compact_text(&body, whole);
             super::Answer::new(&body, text, 0)
         };
-        fit(whole, |cap| build(cap, cap.min(10)))
+        // Every format prints each listed file's path whole: their lengths alone rule out
+        // the caps that cannot fit, without building them (thousands of files a wave).
+        let paths_bytes = |cap: usize| -> usize {
+            waves
+                .iter()
+                .flat_map(|(_, files)| files.iter().take(cap))
+                .map(|(f, _, _)| f.path.len())
+                .sum()
+        };
+        fit_within(
+            whole,
+            |cap| paths_bytes(cap) > whole.limit,
+            |cap| build(cap, cap.min(10)),
+        )
     }
 }
 
 /// The first of the answers `build(cap)` gives, for caps from unlimited down to none, that
 /// fits `whole.limit` in the format asked (the last when none does).
 pub(crate) fn fit(whole: &super::Whole, build: impl Fn(usize) -> super::Answer) -> super::Answer {
+    fit_within(whole, |_| false, build)
+}
+
+/// [`fit`], skipping the caps `too_big` (a lower bound of the answer's size) rules out.
+fn fit_within(
+    whole: &super::Whole,
+    too_big: impl Fn(usize) -> bool,
+    build: impl Fn(usize) -> super::Answer,
+) -> super::Answer {
     for cap in [usize::MAX, 64, 32, 16, 8, 4, 2, 1] {
+        if too_big(cap) {
+            continue;
+        }
         let candidate = build(cap);
         if candidate.render(whole.format).len() <= whole.limit {
             return candidate;
@@ -1147,13 +1173,13 @@ fn compact_text(c: &CompactDiscover<'_>, whole: &super::Whole) -> String {
 
 /// `the whole plan (2210338 bytes, over the 20000-byte answer limit) is in tmp/...`
 pub(crate) fn whole_text(whole: &super::Whole, what: &str) -> String {
-    let size = if whole.bytes as usize > whole.limit {
-        format!(
-            "{} bytes, over the {}-byte answer limit",
-            whole.bytes, whole.limit
-        )
-    } else {
-        format!("{} bytes", whole.bytes)
+    let size = match whole.bytes {
+        Some(bytes) if bytes as usize > whole.limit => {
+            format!("{bytes} bytes, over the {}-byte answer limit", whole.limit)
+        }
+        Some(bytes) => format!("{bytes} bytes"),
+        None if whole.over_limit => format!("over the {}-byte answer limit", whole.limit),
+        None => "not counted".to_string(),
     };
     match (&whole.path, &whole.note) {
         (Some(path), _) => format!("the whole {what} ({size}) is in {path}"),

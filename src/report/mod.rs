@@ -232,8 +232,12 @@ impl std::fmt::Debug for Sizing {
 pub struct Whole {
     /// The file holding it, relative to the root when below it (`None`: not written).
     pub path: Option<String>,
-    /// Its size in bytes, in the format asked.
-    pub bytes: u64,
+    /// Its size in bytes, in the format asked, when it was written (an answer nobody
+    /// reads is not rendered to be counted: on a large tree that is most of the output's
+    /// time).
+    pub bytes: Option<u64>,
+    /// Whether it was found over `limit` (`--answer auto`); known even when not counted.
+    pub over_limit: bool,
     /// `answer_limit`.
     pub limit: usize,
     /// The format asked.
@@ -339,7 +343,8 @@ impl Answer {
                 return out.write_all(&capped.bytes);
             }
         }
-        let whole = self.write_to_file(format, sizing);
+        let mut whole = self.write_to_file(format, sizing);
+        whole.over_limit = sizing.size == AnswerSize::Auto;
         (sizing.compact)(&whole).write(format, out)
     }
 
@@ -352,11 +357,12 @@ impl Answer {
     }
 
     /// Writes the whole answer to the sizing's file (atomically, under its folder's lock),
-    /// and says where it went; when it cannot be written, its size is still counted.
+    /// and says where it went and its size; when it cannot be written, neither.
     fn write_to_file(&self, format: Format, sizing: &Sizing) -> Whole {
         let mut whole = Whole {
             path: None,
-            bytes: 0,
+            bytes: None,
+            over_limit: false,
             limit: sizing.limit,
             format,
             note: sizing.no_file.clone(),
@@ -375,7 +381,7 @@ impl Answer {
             });
             match written {
                 Ok(bytes) => {
-                    whole.bytes = bytes;
+                    whole.bytes = Some(bytes);
                     whole.path = Some(
                         crate::index::walk::relative_to(&sizing.root, &path)
                             .unwrap_or_else(|| path.display().to_string()),
@@ -386,9 +392,6 @@ impl Answer {
                 Err(e) => whole.note = Some(format!("the whole answer could not be written: {e}")),
             }
         }
-        let mut counted = Counted(std::io::sink(), 0);
-        let _ = self.write_whole(format, &mut counted);
-        whole.bytes = counted.1;
         whole
     }
 
