@@ -78,9 +78,16 @@ impl Walker<'_> {
         let mut out = statements(&block.body);
         // `users.find_each do |u|`: a short block parameter reads as one of the
         // collection (`user`).
-        if let (true, Some(param), Some(recv)) = (iteration, block.params.first(), &call.recv) {
+        // `Moderation.create do |m|`: the record being built (`moderation`).
+        let builds = matches!(call.recv.as_ref(), Some(Node::Const { .. }))
+            && BUILDERS.contains(&call.name.as_str());
+        if let (true, Some(param), Some(recv)) =
+            (iteration || builds, block.params.first(), &call.recv)
+        {
             if param.chars().count() <= 2 {
-                if let Some(one) = singular(&super::phrase::noun(recv)) {
+                let noun = super::phrase::noun(recv);
+                let one = if builds { Some(noun) } else { singular(&noun) };
+                if let Some(one) = one {
                     let renamed = Node::Lvar(one);
                     out = out
                         .iter()
@@ -281,18 +288,33 @@ fn deferred(call: &Call) -> bool {
 
 /// Whether a block body decides something the method's outcome depends on: a conditional,
 /// a `case`, a `rescue`, a loop, a `&.` statement, or such a block inside it.
+/// Class methods whose block gets the record they build.
+const BUILDERS: &[&str] = &[
+    "new",
+    "create",
+    "create!",
+    "build",
+    "find_or_create_by",
+    "find_or_create_by!",
+    "find_or_initialize_by",
+    "create_or_find_by",
+];
+
 fn decides(body: &Node) -> bool {
     statements(body).iter().any(|s| match s {
         Node::If(_) | Node::Case(_) | Node::Loop { .. } => true,
         Node::Begin(b) => !b.rescues.is_empty() || decides(&b.body),
         Node::Call(c) => {
-            c.safe_nav || (!deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+            c.safe_nav
+                || (!deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || super::embedded::holds_conditional_value(s)
         }
         Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
             matches!(value.as_ref(), Node::If(_) | Node::Case(_))
                 || matches!(value.as_ref(), Node::Call(c) if !deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || super::embedded::holds_conditional_value(s)
         }
-        _ => false,
+        other => super::embedded::holds_conditional_value(other),
     })
 }
 
@@ -309,6 +331,19 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec!["1 deleted_at [boolean] true:deleted -> returns true | false:NOT deleted -> sends notify email"]
+        );
+        assert_eq!(m.characteristics[0].source_line, "4");
+    }
+
+    #[test]
+    fn a_conditional_value_inside_a_builder_block_is_the_methods() {
+        let m = analyze_one(
+            "class Tag < ApplicationRecord\n  def log_modifications\n    Moderation.create do |m|\n      m.action = if is_new? then \"Created new tag\" else \"Updating tag\" end\n      m.moderator_user_id = edit_user_id\n    end\n  end\nend\n",
+            "log_modifications",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 new [boolean] true:new -> sets the moderation action to \"Created new tag\" | false:NOT new -> sets the moderation action to \"Updating tag\""]
         );
         assert_eq!(m.characteristics[0].source_line, "4");
     }

@@ -57,6 +57,21 @@ impl Walker<'_> {
     }
 }
 
+/// Whether the statement holds an `if` or ternary used as a value (`m.action = if new?
+/// then ... end`), which [`Walker::lift_embedded`] splits out: what makes a block that holds
+/// it decide (`Moderation.create do |m| ... end`).
+pub fn holds_conditional_value(stmt: &Node) -> bool {
+    if matches!(
+        stmt,
+        Node::If(_) | Node::Case(_) | Node::Begin(_) | Node::Loop { .. } | Node::Seq(_)
+    ) {
+        return false;
+    }
+    let mut found = Vec::new();
+    collect(stmt, true, &mut found);
+    found.len() <= MAX_SPLITS && found.iter().any(|n| matches!(n, Node::If(_)))
+}
+
 /// An empty literal: a defensive fallback (`|| {}`, `|| []`, `|| ""`, `|| 0`, `|| nil`).
 fn empty_literal(node: &Node) -> bool {
     match node {

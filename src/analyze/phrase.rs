@@ -287,6 +287,20 @@ pub fn verb_phrase(name: &str) -> Option<String> {
 }
 
 /// A string literal as the text shows it: short ones quoted, long ones summarised.
+/// A literal value in words (`"Created new tag"`, `:archived`, `3`, `true`), `None` for
+/// anything computed.
+fn literal_value(node: &Node) -> Option<String> {
+    Some(match node {
+        Node::Str(s) => quoted(s),
+        Node::Sym(s) => words(s),
+        Node::Int(n) => n.to_string(),
+        Node::True => "true".to_string(),
+        Node::False => "false".to_string(),
+        Node::Nil => "nil".to_string(),
+        _ => return None,
+    })
+}
+
 fn quoted(s: &str) -> String {
     if s.is_empty() {
         "an empty string".to_string()
@@ -918,9 +932,15 @@ fn call_action(c: &Call) -> Option<String> {
     }
     if let Some(attr) = name.strip_suffix('=') {
         if !matches!(name, "==" | "!=" | "<=" | ">=" | "===") {
+            let to = c
+                .args
+                .first()
+                .and_then(literal_value)
+                .map(|v| format!(" to {v}"))
+                .unwrap_or_default();
             return Some(match recv {
-                Some(Node::SelfRef) | None => format!("sets the {}", words(attr)),
-                Some(r) => format!("sets the {} {}", noun(r), words(attr)),
+                Some(Node::SelfRef) | None => format!("sets the {}{to}", words(attr)),
+                Some(r) => format!("sets the {} {}{to}", noun(r), words(attr)),
             });
         }
     }
