@@ -954,6 +954,9 @@ impl<'a> Walker<'a> {
         match cond {
             Node::True | Node::Int(_) | Node::Float(_) | Node::Str(_) | Node::Sym(_) => Some(true),
             Node::False | Node::Nil => Some(false),
+            // The status of the last child process: set once a command ran (the method
+            // ran one to read it), so `$? && $?.exitstatus != 0` asks the exit status only.
+            Node::Other { text, .. } if text == "$?" => Some(true),
             Node::Not(x) => self.known(x).map(|v| !v),
             Node::And(a, b) => match (self.known(a), self.known(b)) {
                 (Some(false), _) | (_, Some(false)) => Some(false),

@@ -776,6 +776,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_exit_status_guard_asks_the_exit_status_only() {
+        let m = analyze_one(
+            "class Adapter\n  def revisions(path)\n    list = shellout(\"svn log #{path}\")\n    return nil if $? && $?.exitstatus != 0\n\n    list\n  end\nend\n",
+            "revisions",
+        );
+        assert_eq!(m.characteristics.len(), 1, "{:?}", tests::flat(&m));
+        assert!(
+            m.characteristics[0].name.contains("exitstatus"),
+            "{:?}",
+            tests::flat(&m)
+        );
+    }
+
+    #[test]
     fn bank_ids_are_unique_and_counted() {
         let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
         let facts = extract_with(
