@@ -985,6 +985,10 @@ fn status_of_the_walked_files_is_the_whole_trees() {
     };
     touch_old(&p);
     p.init_repo();
+    // Tracked, though .gitignore matches it: the walk skips it.
+    p.write("app/models/generated_base.rb", "class GeneratedBase\nend\n");
+    p.git(&["add", "-f", "app/models/generated_base.rb"]);
+    p.git(&["commit", "-q", "-m", "generated base"]);
     p.git(&["checkout", "-q", "-b", "feature"]);
     let repo = Repo::discover(p.root()).unwrap();
     let (base, _) = repo.branch_base(Some("main"), None).unwrap();
@@ -1004,11 +1008,38 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         let whole = of_walked(&repo.working_tree_changes(&base).unwrap());
         let among = of_walked(
             &repo
-                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked)
+                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked, None)
                 .unwrap(),
         );
         assert_eq!(among, whole);
-        among
+        // Branch mode: every in-scope change, deletions included, from a walk that (as the
+        // real one) skips ignored files, tracked or not.
+        let in_scope = |p: &str| p.starts_with("app/") || p.starts_with("lib/");
+        let of_scope = |changes: &[rspec_scout::git::Change]| {
+            let mut out: Vec<(String, ChangeKind, Option<String>)> = changes
+                .iter()
+                .filter(|c| in_scope(&c.path))
+                .map(|c| (c.path.clone(), c.kind, c.old_path.clone()))
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out
+        };
+        let not_ignored: Vec<(String, std::path::PathBuf)> = walked
+            .iter()
+            .filter(|(rel, _)| !rel.contains("generated_"))
+            .cloned()
+            .collect();
+        let branch = of_scope(
+            &repo
+                .working_tree_changes_among(
+                    repo.index_changes(&base).unwrap(),
+                    &not_ignored,
+                    Some(&in_scope),
+                )
+                .unwrap(),
+        );
+        assert_eq!(branch, of_scope(&repo.working_tree_changes(&base).unwrap()));
+        (among, branch)
     };
     let kind_of = |changes: &[(String, ChangeKind, Option<String>)], path: &str| {
         changes
@@ -1053,11 +1084,24 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         .arg(p.root().join("lib/tasks/cleanup.rb"))
         .status()
         .unwrap();
-    let first = compare();
+    std::fs::remove_file(p.root().join("app/models/history.rb")).unwrap();
+    p.write(
+        "app/models/generated_base.rb",
+        "class GeneratedBase\n  def kind = :base\nend\n",
+    );
+    let (first, first_branch) = compare();
+    assert_eq!(
+        kind_of(&first_branch, "app/models/history.rb"),
+        Some((ChangeKind::Deleted, None))
+    );
+    assert_eq!(
+        kind_of(&first_branch, "app/models/generated_base.rb"),
+        modified
+    );
     assert_eq!(kind_of(&first, "app/models/billing.rb"), modified);
     assert_eq!(kind_of(&first, "app/models/account.rb"), modified);
     assert_eq!(kind_of(&first, "lib/tasks/cleanup.rb"), modified);
-    assert_eq!(first.len(), 3, "{first:?}");
+    assert_eq!(first.len(), 4, "{first:?}");
 
     // Renames committed, staged and in the working tree only (deleted + untracked), an
     // addition, a deletion, an untracked file, an ignored one.
@@ -1077,7 +1121,7 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         "app/models/generated_schema.rb",
         "class GeneratedSchema\nend\n",
     );
-    let second = compare();
+    let (second, _) = compare();
     let renamed = |from: &str| Some((ChangeKind::Renamed, Some(from.to_string())));
     assert_eq!(
         kind_of(&second, "app/models/catalogue.rb"),
@@ -1103,6 +1147,5 @@ fn status_of_the_walked_files_is_the_whole_trees() {
     assert_eq!(kind_of(&second, "app/models/account.rb"), modified);
     assert_eq!(kind_of(&second, "lib/tasks/cleanup.rb"), modified);
     assert_eq!(kind_of(&second, "app/models/gateway.rb"), None);
-    assert_eq!(kind_of(&second, "app/models/history.rb"), None);
     assert_eq!(kind_of(&second, "app/models/generated_schema.rb"), None);
 }

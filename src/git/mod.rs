@@ -325,10 +325,15 @@ impl Repo {
     ///
     /// The one difference from the whole tree's status: an untracked Ruby file outside the
     /// walk is not a rename candidate.
+    ///
+    /// `deletions`, when given, names the index's Ruby files whose deletion from the working
+    /// tree matters (branch mode: the files in scope); those the walk did not find are
+    /// looked at too. Without it, a tracked file the walk did not find is not asked about.
     pub fn working_tree_changes_among(
         &self,
         first: IndexChanges<'_>,
         walked: &[(String, PathBuf)],
+        deletions: Option<&dyn Fn(&str) -> bool>,
     ) -> Result<Vec<Change>> {
         use rayon::prelude::*;
         let IndexChanges {
@@ -357,6 +362,18 @@ impl Repo {
         let mut paths: Vec<&[u8]> = unsure.iter().map(|p| p.as_bytes()).collect();
         if added_since_base || untracked_walked || stamp.is_none() {
             paths.extend(entries.iter().map(|e| e.path.as_slice()));
+        } else if let Some(matters) = deletions {
+            // Deleted, or on disk where the walk does not look (ignored yet tracked,
+            // hidden, a link): libgit2 says which.
+            let found: std::collections::HashSet<&[u8]> =
+                walked.iter().map(|(rel, _)| rel.as_bytes()).collect();
+            paths.extend(
+                entries
+                    .iter()
+                    .map(|e| e.path.as_slice())
+                    .filter(|p| !found.contains(p))
+                    .filter(|p| std::str::from_utf8(p).map_or(true, matters)),
+            );
         }
         paths.sort_unstable();
         paths.dedup();
