@@ -120,13 +120,14 @@ impl App {
             }
         };
         let found = walk::collect_all(root, &scope, 1);
+        let routes = index::routes::Routes::load(root);
         let files = found
             .files
             .iter()
             .filter_map(|f| {
                 let bytes = index::read_source(&f.path, 16 << 20).ok()?;
                 let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions { bodies: true });
-                let classes = plans(root, &facts);
+                let classes = plans(root, &facts, &routes);
                 Some(AppFile { facts, classes })
             })
             .collect();
@@ -134,7 +135,7 @@ impl App {
     }
 }
 
-fn plans(root: &Path, facts: &FileFacts) -> Vec<ClassPlan> {
+fn plans(root: &Path, facts: &FileFacts, routes: &index::routes::Routes) -> Vec<ClassPlan> {
     let mut owners: Vec<&str> = Vec::new();
     for m in &facts.methods {
         if m.is_public_api() && !m.dynamic && !owners.contains(&m.owner.as_str()) {
@@ -166,6 +167,7 @@ fn plans(root: &Path, facts: &FileFacts) -> Vec<ClassPlan> {
                 root: Some(root.to_path_buf()),
                 rules: &[],
                 controller_chain: &chain,
+                routes: Some(routes),
             };
             let analysis = analyze::analyze(&request);
             let skeleton = skeleton(facts, class_name, &analysis);

@@ -11,7 +11,7 @@
 //! values continue, the rest attaches beside the conditional instead, and each continuing
 //! value gets its branch's own outcome (\[J\], noted).
 
-use crate::index::body::{If, Node};
+use crate::index::body::{Call, If, Node};
 use crate::index::{FileFacts, MethodFacts};
 use crate::yaml::Value;
 
@@ -100,6 +100,9 @@ pub struct MethodCx<'a> {
     pub text: TextContext<'a>,
     /// Private and protected methods of the same owner and kind, with bodies.
     pub privates: Vec<&'a MethodFacts>,
+    /// For a controller action: the params every route to it carries (the required
+    /// dynamic segments of its paths, `id` of a member route), present whenever it runs.
+    pub route_params: Vec<String>,
 }
 
 /// Builds characteristics for one method.
@@ -127,12 +130,19 @@ pub struct Walker<'a> {
     depth: usize,
     /// The `rescue` clauses around the code being walked, innermost last (J19).
     pub rescuing: Vec<Rescuing>,
+    /// The route params (`cx.route_params`) a condition was decided by (J20).
+    pub route_params_used: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
 pub fn last_segment(class: &str) -> &str {
     let class = class.trim_start_matches('*');
     class.rsplit("::").next().unwrap_or(class)
+}
+
+/// `params` (the request's).
+fn is_params(node: &Node) -> bool {
+    matches!(node, Node::Call(p) if p.name == "params" && p.recv.is_none() && p.args.is_empty())
 }
 
 /// A walker's state, kept to take back a walk that was only tried.
@@ -173,6 +183,7 @@ impl<'a> Walker<'a> {
             taken: std::collections::HashSet::new(),
             next_suffix: std::collections::HashMap::new(),
             depth: 0,
+            route_params_used: Default::default(),
             rescuing: Vec::new(),
         }
     }
@@ -971,19 +982,63 @@ impl<'a> Walker<'a> {
             Node::Lvar(_) | Node::Ivar(_) => {
                 matches!(self.local_value(cond), Some(Local::NeverNil)).then_some(true)
             }
+            // `params[:id]` in an action every route to which has `:id`.
+            Node::Call(c) if self.route_param(c) => Some(true),
+            Node::Call(c)
+                if matches!(
+                    c.name.as_str(),
+                    "key?" | "has_key?" | "include?" | "member?"
+                ) && c.args.len() == 1
+                    && c.recv.as_ref().is_some_and(is_params)
+                    && c.args.first().is_some_and(|k| self.is_route_param_key(k)) =>
+            {
+                Some(true)
+            }
             Node::Call(c) if c.args.is_empty() => {
-                let never_nil = c
-                    .recv
-                    .as_ref()
-                    .is_some_and(|r| matches!(self.local_value(r), Some(Local::NeverNil)));
+                let never_nil = c.recv.as_ref().is_some_and(|r| {
+                    matches!(self.local_value(r), Some(Local::NeverNil))
+                        || matches!(r, Node::Call(p) if self.route_param(p))
+                });
                 match c.name.as_str() {
                     "present?" if never_nil => Some(true),
                     "nil?" if never_nil => Some(false),
+                    // A route segment is never empty.
+                    "blank?" | "empty?"
+                        if c.recv
+                            .as_ref()
+                            .is_some_and(|r| matches!(r, Node::Call(p) if self.route_param(p))) =>
+                    {
+                        Some(false)
+                    }
                     _ => None,
                 }
             }
             _ => None,
         }
+    }
+
+    /// Whether `c` is `params[:key]` (or `params["key"]`, `params.fetch(:key)`) for a
+    /// param every route to the action carries; noted for J20 when it is.
+    fn route_param(&self, c: &Call) -> bool {
+        let read = matches!(c.name.as_str(), "[]" | "fetch")
+            && c.args.len() == 1
+            && c.recv.as_ref().is_some_and(is_params);
+        read && c.args.first().is_some_and(|k| self.is_route_param_key(k))
+    }
+
+    /// Whether `key` (`:id`, `"id"`) names one of the action's route params; noted.
+    fn is_route_param_key(&self, key: &Node) -> bool {
+        let name = match key {
+            Node::Sym(k) | Node::Str(k) => k,
+            _ => return false,
+        };
+        if !self.cx.route_params.iter().any(|p| p == name) {
+            return false;
+        }
+        if let Ok(mut used) = self.route_params_used.try_borrow_mut() {
+            used.insert(name.clone());
+        }
+        true
     }
 
     /// Records `x = value` and `@x = value` (plain and `||=`) for conditions on them.

@@ -90,6 +90,9 @@ pub struct Request<'a> {
     /// For controllers: the ancestors and concerns whose filters and helpers apply
     /// ([`controller::chain`]); empty otherwise.
     pub controller_chain: &'a [controller::Link],
+    /// For controllers: the app's routes (`config/routes.rb`), for the params every route
+    /// to an action carries (J20).
+    pub routes: Option<&'a crate::index::routes::Routes>,
 }
 
 /// One entry of the behavior bank.
@@ -232,6 +235,52 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
     }
 }
 
+/// The params every route to `class#action` carries: the dynamic segments (`:id`,
+/// `*path`) outside optional groups that all its routes share. None when no route leads
+/// to it (the action may be reached some other way).
+fn route_params(routes: &crate::index::routes::Routes, class: &str, action: &str) -> Vec<String> {
+    let Some(controller) = crate::index::routes::controller_path(class) else {
+        return Vec::new();
+    };
+    let mut common: Option<Vec<String>> = None;
+    for route in routes.lookup(&controller, action) {
+        let mine = required_segments(&route.path);
+        common = Some(match common {
+            None => mine,
+            Some(before) => before.into_iter().filter(|p| mine.contains(p)).collect(),
+        });
+    }
+    common.unwrap_or_default()
+}
+
+/// `/notes/:id/comment(/:locale)` → `["id"]`: the dynamic segments outside parentheses.
+fn required_segments(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut chars = path.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ':' | '*' if depth == 0 => {
+                let rest = path.get(i + 1..).unwrap_or("");
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    for _ in 0..name.chars().count() {
+                        chars.next();
+                    }
+                    out.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The methods of the analyzed class, looked up once per file instead of once per method
 /// (a class with 10,000 methods made every method scan all of them several times).
 struct ClassMethods<'a> {
@@ -319,6 +368,14 @@ fn analyze_method(
             responders,
         },
         privates,
+        route_params: if controller && method.kind == MethodKind::Instance && !filter {
+            request
+                .routes
+                .map(|routes| route_params(routes, class, &method.name))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        },
     };
     let mut walker = Walker::new(&cx);
     let mut stmts = method
@@ -363,6 +420,15 @@ fn analyze_method(
         }
     }
     let end = walker.seq(&stmts, flow::At::root(), true);
+    let used: Vec<String> = walker
+        .route_params_used
+        .borrow()
+        .iter()
+        .map(|p| format!("`params[:{p}]`"))
+        .collect();
+    if !used.is_empty() {
+        walker.apply(rules::Rule::RouteParamPresent, Some(&used.join(", ")));
+    }
     let outcome = match &end {
         End::Done(o) | End::Exited(o) if walker.chars.is_empty() => Some(o.behavior(false)),
         _ => None,
@@ -726,6 +792,7 @@ pub(crate) mod tests {
             root: None,
             rules: &[],
             controller_chain: &[],
+            routes: None,
         };
         analyze(&request)
             .methods
@@ -776,6 +843,65 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_param_every_route_carries_is_decided() {
+        let src = "class NotesController < ApplicationController\n  def comment\n    raise OSM::APIBadUserInput, 'No id was given' unless params[:id]\n    raise OSM::APIBadUserInput, 'No text was given' if params[:text].blank?\n\n    @note = Note.find(params[:id])\n    render :comment\n  end\n\n  def search\n    raise OSM::APIBadUserInput, 'No query' unless params[:q]\n    return head :no_content if params[:id].blank?\n\n    render :search\n  end\nend\n";
+        let facts = extract_with(
+            "app/controllers/notes_controller.rb",
+            src.as_bytes(),
+            &ExtractOptions { bodies: true },
+        );
+        let routes = crate::index::routes::Routes::parse(
+            "config/routes.rb",
+            b"Rails.application.routes.draw do\n  resources :notes, only: [] do\n    member { post :comment }\n    collection { get :search }\n  end\n  get '/notes(/:id)/search' => 'notes#search'\nend\n",
+        );
+        let request = Request {
+            facts: &facts,
+            class_name: "NotesController".to_string(),
+            methods: ["comment", "search"]
+                .iter()
+                .map(|name| Selected {
+                    name: name.to_string(),
+                    kind: None,
+                    method_mode: "new".to_string(),
+                })
+                .collect(),
+            root: None,
+            rules: &[],
+            controller_chain: &[],
+            routes: Some(&routes),
+        };
+        let analysis = analyze(&request);
+        let names = |m: &MethodAnalysis| -> Vec<String> {
+            m.characteristics.iter().map(|c| c.name.clone()).collect()
+        };
+        // `POST /notes/:id/comment`: id is always there; text is not.
+        let comment = &analysis.methods[0];
+        assert_eq!(names(comment), vec!["text_param"]);
+        assert!(
+            comment
+                .notes
+                .iter()
+                .any(|n| n.starts_with("J20:") && n.contains("`params[:id]`")),
+            "{:?}",
+            comment.notes
+        );
+        // A collection route and an optional segment: nothing is always there.
+        let search = &analysis.methods[1];
+        assert_eq!(names(search), vec!["q_param", "id_param"]);
+        assert!(!search.notes.iter().any(|n| n.starts_with("J20:")));
+    }
+
+    #[test]
+    fn required_segments_skip_optional_groups() {
+        assert_eq!(required_segments("/notes/:id/comment"), vec!["id"]);
+        assert_eq!(
+            required_segments("/projects/:project_id/files/*path(/:locale)"),
+            vec!["project_id", "path"]
+        );
+        assert!(required_segments("/notes(/:id)/search").is_empty());
+    }
+
+    #[test]
     fn the_exit_status_guard_asks_the_exit_status_only() {
         let m = analyze_one(
             "class Adapter\n  def revisions(path)\n    list = shellout(\"svn log #{path}\")\n    return nil if $? && $?.exitstatus != 0\n\n    list\n  end\nend\n",
@@ -820,6 +946,7 @@ pub(crate) mod tests {
             root: None,
             rules: &[],
             controller_chain: &[],
+            routes: None,
         };
         let analysis = analyze(&request);
         let bank: Vec<(String, usize)> = analysis

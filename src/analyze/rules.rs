@@ -63,6 +63,10 @@ pub enum Rule {
     /// clause does (`returns nil`), and that clause gets no characteristic of its own: the
     /// condition that raises is the context where the error happens.
     RaiseRescuedHere,
+    /// J20. A param every route to a controller action carries (`params[:id]` of a member
+    /// route: a required dynamic segment of each of its paths in `config/routes.rb`) is
+    /// present whenever the action runs: checks of it are decided, not contexts.
+    RouteParamPresent,
 }
 
 impl Rule {
@@ -87,6 +91,7 @@ impl Rule {
             Rule::BlockRunsOnce => "J17",
             Rule::SharedBranchWalkedOnce => "J18",
             Rule::RaiseRescuedHere => "J19",
+            Rule::RouteParamPresent => "J20",
         }
     }
 
@@ -135,6 +140,9 @@ impl Rule {
             Rule::RaiseRescuedHere => {
                 "a raise the method rescues ends with what its rescue clause does"
             }
+            Rule::RouteParamPresent => {
+                "a param every route to the action carries is present: its checks are decided"
+            }
         }
     }
 
@@ -158,7 +166,8 @@ impl Rule {
             | Rule::ReturnedFailureIsTerminal
             | Rule::PrivateGuardsInlined
             | Rule::RescueValue
-            | Rule::RaiseRescuedHere => 0.95,
+            | Rule::RaiseRescuedHere
+            | Rule::RouteParamPresent => 0.95,
         }
     }
 
@@ -171,7 +180,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for the README and tests).
-    pub const ALL: [Rule; 18] = [
+    pub const ALL: [Rule; 19] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -190,6 +199,7 @@ impl Rule {
         Rule::BlockRunsOnce,
         Rule::SharedBranchWalkedOnce,
         Rule::RaiseRescuedHere,
+        Rule::RouteParamPresent,
     ];
 }
 

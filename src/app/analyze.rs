@@ -176,6 +176,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         analyzer: fields::AnalysisInputs::analyzer(),
         rules: fields::AnalysisInputs::rules_digest(&config.side_effects),
         digests: std::sync::Mutex::new(std::collections::HashMap::new()),
+        routes: std::sync::Mutex::new(std::collections::HashMap::new()),
     };
     let work: Vec<Work> = index::in_pool(config.threads, || {
         locations
@@ -620,9 +621,37 @@ struct Shared {
     rules: String,
     /// Digests of files other than the analyzed one, by absolute path.
     digests: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<String>>>,
+    /// The routes of each project root, read once per run (for controllers).
+    routes: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<AppRoutes>>>,
+}
+
+/// An app's routes and the files they were read from (`config/routes.rb` and the files
+/// it draws), which a controller's analysis depends on.
+struct AppRoutes {
+    routes: index::routes::Routes,
+    files: Vec<String>,
 }
 
 impl Shared {
+    /// The routes under `root`, read once per run.
+    fn routes(&self, root: &Path) -> std::sync::Arc<AppRoutes> {
+        if let Ok(known) = self.routes.lock() {
+            if let Some(r) = known.get(root) {
+                return r.clone();
+            }
+        }
+        let routes = index::routes::Routes::load(root);
+        let mut files: Vec<String> = vec!["config/routes.rb".to_string()];
+        files.extend(routes.routes().iter().map(|r| r.file.clone()));
+        files.sort();
+        files.dedup();
+        let loaded = std::sync::Arc::new(AppRoutes { routes, files });
+        if let Ok(mut known) = self.routes.lock() {
+            known.insert(root.to_path_buf(), loaded.clone());
+        }
+        loaded
+    }
+
     /// `sha256:<hex>` of a project file, read once per run.
     fn digest(&self, root: &Path, rel: &str) -> Option<String> {
         let path = root.join(rel);
@@ -734,11 +763,13 @@ fn analyze_file(
     if selected.is_empty() {
         return Work::Skipped("No testable methods found".to_string());
     }
-    let chain = if class_name.ends_with("Controller") {
+    let controller = class_name.ends_with("Controller");
+    let chain = if controller {
         analyze::controller::chain(&loc.project_root, &facts, &class_name)
     } else {
         Vec::new()
     };
+    let routes = controller.then(|| shared.routes(&loc.project_root));
     let request = analyze::Request {
         facts: &facts,
         class_name: class_name.clone(),
@@ -746,6 +777,7 @@ fn analyze_file(
         root: Some(loc.project_root.clone()),
         rules: &config.side_effects,
         controller_chain: &chain,
+        routes: routes.as_ref().map(|r| &r.routes),
     };
     let analysis = analyze::analyze(&request);
     warnings.extend(analysis.warnings.iter().cloned());
@@ -765,10 +797,16 @@ fn analyze_file(
                 rules: shared.rules.clone(),
                 files: chain
                     .iter()
-                    .filter(|link| link.facts.path != loc.source_rel)
-                    .filter_map(|link| {
-                        let digest = shared.digest(&loc.project_root, &link.facts.path)?;
-                        Some((link.facts.path.clone(), digest))
+                    .map(|link| link.facts.path.as_str())
+                    .filter(|path| *path != loc.source_rel)
+                    .chain(
+                        routes
+                            .iter()
+                            .flat_map(|r| r.files.iter().map(String::as_str)),
+                    )
+                    .filter_map(|path| {
+                        let digest = shared.digest(&loc.project_root, path)?;
+                        Some((path.to_string(), digest))
                     })
                     .collect(),
             },

@@ -8,7 +8,7 @@ mod facts;
 mod loc;
 mod parse;
 pub mod rails;
-pub(crate) mod routes;
+pub mod routes;
 pub mod spec_blocks;
 pub mod walk;
 
