@@ -67,7 +67,9 @@ impl Walker<'_> {
     }
 
     /// `if x.markdown? ... elsif x.textile? ... else ... end`: predicates of one object that
-    /// pick one of its kinds → one enum (`markdown`, `textile`, `other`).
+    /// pick one of its kinds → one enum (`markdown`, `textile`, `other`). Tests of its
+    /// attributes mix in (`if user.status == "deleted" ... elsif user.data_public? ...`:
+    /// `deleted`, `data_public`, `other`), as an expert writes one context per branch.
     pub fn predicate_chain(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> Option<End> {
         if node.unless || node.ternary {
             return None;
@@ -77,24 +79,47 @@ impl Walker<'_> {
         let mut current = node;
         let els: Option<Node>;
         let mut last_line = node.cond_line;
+        let (mut mixed, mut presence_arm) = (false, false);
         loop {
             let Node::Call(c) = &current.cond else {
                 return None;
             };
-            if !c.name.ends_with('?') || !c.args.is_empty() || c.block.is_some() {
-                return None;
-            }
-            let recv = c.recv.as_ref()?;
+            // `user.status == "deleted"`: an attribute of the same object, one value.
+            let attribute = equality(&current.cond).and_then(|(attr, lit)| match attr {
+                Node::Call(a) if a.args.is_empty() && a.block.is_none() && !a.safe_nav => {
+                    Some((a.recv.as_ref()?, a.name.as_str(), lit))
+                }
+                _ => None,
+            });
+            mixed |= attribute.is_some();
+            presence_arm |= attribute.is_none()
+                && matches!(
+                    c.name.as_str(),
+                    "nil?" | "present?" | "blank?" | "empty?" | "any?" | "none?" | "zero?"
+                );
+            let (recv, value) = match attribute {
+                Some((recv, attr, lit)) => {
+                    let (value, words) = condition::when_value(lit);
+                    let attr = super::grammar::predicate_phrase(attr);
+                    (recv, (value, format!("{attr} {words}")))
+                }
+                None => {
+                    if !c.name.ends_with('?') || !c.args.is_empty() || c.block.is_some() {
+                        return None;
+                    }
+                    let kind = super::grammar::predicate_phrase(&c.name);
+                    (
+                        c.recv.as_ref()?,
+                        (Value::String(super::grammar::identifier(&kind)), kind),
+                    )
+                }
+            };
             match &subject {
                 None => subject = Some(recv.clone()),
                 Some(prev) if prev.render() == recv.render() => {}
                 Some(_) => return None,
             }
-            let kind = super::grammar::predicate_phrase(&c.name);
-            arms.push((
-                vec![(Value::String(super::grammar::identifier(&kind)), kind)],
-                current.then.clone(),
-            ));
+            arms.push((vec![value], current.then.clone()));
             last_line = last_line.max(c.line);
             match &current.els {
                 Some(Node::If(next)) if next.elsif => current = next,
@@ -105,6 +130,12 @@ impl Walker<'_> {
             }
         }
         if arms.len() < 2 {
+            return None;
+        }
+        // Kinds and attribute values mix (`status == "deleted"` then `data_public?`); a
+        // presence test among attribute values (`author.nil?` then `author.status ==`)
+        // is the object missing, no kind of it: left to the chained characteristics.
+        if mixed && presence_arm {
             return None;
         }
         let subject = subject?;
@@ -344,6 +375,24 @@ fn join_or(w: &When) -> Node {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn an_elsif_chain_on_one_objects_attributes_is_one_enum() {
+        let m = analyze_one(
+            "module ChangesetsHelper\n  def changeset_user_link(changeset)\n    if changeset.user.status == \"deleted\"\n      t(\"users.deleted\")\n    elsif changeset.user.data_public?\n      link_to changeset.user.display_name, changeset.user\n    else\n      t(\"browse.anonymous\")\n    end\n  end\nend\n",
+            "changeset_user_link",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 changeset_user_kind [enum] deleted:status deleted -> returns the users.deleted text | data_public:data public -> returns a link to the changeset user | other:other changeset user kind -> returns the browse.anonymous text"]
+        );
+        // The object missing is no kind of it: chained characteristics.
+        let m = analyze_one(
+            "module UsersHelper\n  def author_link(author)\n    if author.nil?\n      \"\"\n    elsif author.status == \"deleted\"\n      t(\"users.deleted\")\n    else\n      link_to author.name, author\n    end\n  end\nend\n",
+            "author_link",
+        );
+        assert_eq!(m.characteristics.len(), 2, "{:?}", flat(&m));
+    }
 
     #[test]
     fn case_when_with_early_returns_nests_the_rest_under_other() {
