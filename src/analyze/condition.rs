@@ -48,6 +48,42 @@ pub struct Spec {
     pub note: Option<(Rule, String)>,
 }
 
+/// One value of a condition as a clause that reads alone, split into its subject and what
+/// it says of it, for joining with another condition (`a || b`): `("needs view param",
+/// "missing")`, `("kind", "equal to \"a\"")`; `("", "admin user")` when the value's words say
+/// it all.
+pub fn clause(spec: &Spec, holds: bool) -> (String, String) {
+    let v = if holds { &spec.truthy } else { &spec.falsy };
+    match spec.kind {
+        CharType::Presence => {
+            let present = v.value.as_str() == Some("present");
+            let subject = v
+                .description
+                .strip_suffix(" present")
+                .or_else(|| v.description.strip_suffix(" missing"))
+                .unwrap_or(&v.description)
+                .to_string();
+            (
+                subject,
+                if present { "present" } else { "missing" }.to_string(),
+            )
+        }
+        CharType::Enum if spec.truthy.value.as_str() != Some("other") => {
+            let literal = match &spec.truthy.value {
+                Value::String(s) => format!("\"{s}\""),
+                _ => spec.truthy.description.clone(),
+            };
+            let state = if std::ptr::eq(v, &spec.truthy) {
+                format!("equal to {literal}")
+            } else {
+                format!("NOT equal to {literal}")
+            };
+            (spec.description.clone(), state)
+        }
+        _ => (String::new(), v.description.clone()),
+    }
+}
+
 fn value(v: Value, description: impl Into<String>) -> ValueSpec {
     ValueSpec {
         value: v,

@@ -641,24 +641,64 @@ impl<'a> Walker<'a> {
     ) -> Slots {
         let sa = condition::spec(a, &self.cx.env, self.cx.lookup);
         let sb = condition::spec(b, &self.cx.env, self.cx.lookup);
-        let truthy = format!(
-            "{} {joiner} {}",
-            sa.truthy.description, sb.truthy.description
-        );
-        let falsy = if joiner == "or" {
-            format!(
-                "neither {} nor {}",
-                sa.truthy.description, sb.truthy.description
+        // Each side as a clause of its own (`needs view param missing`, `kind is "a"`):
+        // a presence or equality value's words alone do not say which way it goes.
+        let (subject_a, holds_a) = condition::clause(&sa, true);
+        let (subject_b, holds_b) = condition::clause(&sb, true);
+        let whole_clause = |subject: &str, state: &str| {
+            if subject.is_empty() {
+                state.to_string()
+            } else {
+                format!("{subject} {state}")
+            }
+        };
+        let one_subject = !subject_a.is_empty() && subject_a == subject_b;
+        if one_subject && holds_a == holds_b {
+            // `x.nil? || x.empty?`: one test said twice (missing): the first says it.
+            return self.condition(a, at, lines);
+        }
+        let (truthy, falsy, name, description) = if one_subject {
+            // `x.nil? || x == "true"`: one subject, two things said of it; the other value
+            // negates the whole, as a compound's does (`neither x missing nor ...`).
+            let (truthy, falsy) = {
+                let (a, b) = match (
+                    holds_a.strip_prefix("equal to "),
+                    holds_b.strip_prefix("equal to "),
+                ) {
+                    (Some(x), Some(y)) => (format!("equal to {x}"), y.to_string()),
+                    _ => (holds_a.clone(), holds_b.clone()),
+                };
+                let falsy = if joiner == "or" {
+                    format!("neither {subject_a} {a} nor {b}")
+                } else {
+                    format!("NOT both {subject_a} {a} and {b}")
+                };
+                (format!("{subject_a} {a} {joiner} {b}"), falsy)
+            };
+            (
+                truthy.clone(),
+                falsy,
+                grammar::identifier(&truthy),
+                subject_a.clone(),
             )
         } else {
-            format!(
-                "NOT both {} and {}",
-                sa.truthy.description, sb.truthy.description
+            let first = whole_clause(&subject_a, &holds_a);
+            let second = whole_clause(&subject_b, &holds_b);
+            let falsy = if joiner == "or" {
+                format!("neither {first} nor {second}")
+            } else {
+                format!("NOT both {first} and {second}")
+            };
+            (
+                format!("{first} {joiner} {second}"),
+                falsy,
+                grammar::identifier(&format!("{}_{joiner}_{}", sa.name, sb.name)),
+                format!("{} {joiner} {}", sa.description, sb.description),
             )
         };
         let spec = Spec {
-            name: grammar::identifier(&format!("{}_{joiner}_{}", sa.name, sb.name)),
-            description: format!("{} {joiner} {}", sa.description, sb.description),
+            name,
+            description,
             kind: CharType::Boolean,
             truthy: condition::ValueSpec {
                 value: Value::Bool(true),

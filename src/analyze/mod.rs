@@ -902,6 +902,36 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_or_of_two_tests_of_one_subject_says_each_once() {
+        let m = analyze_one(
+            "class BlocksController < ApplicationController\n  def create\n    raise ArgumentError, 'needs_view' unless params[:needs_view].nil? || params[:needs_view] == \"true\"\n\n    Block.create!(needs_view: params[:needs_view] == \"true\")\n  end\nend\n",
+            "create",
+        );
+        let c = &m.characteristics[0];
+        assert_eq!(c.name, "needs_view_param_missing_or_equal_to_true");
+        let values: Vec<&str> = c.values.iter().map(|v| v.description.as_str()).collect();
+        assert_eq!(
+            values,
+            vec![
+                "needs view param missing or equal to \"true\"",
+                "neither needs view param missing nor equal to \"true\""
+            ]
+        );
+        // `x.nil? || x.empty?` is x missing: a presence, not a boolean of two tests.
+        let m = analyze_one(
+            "class Picker\n  def pick(kind)\n    return :none if kind.nil? || kind.empty?\n\n    kind == \"a\" || kind == \"b\" ? :ab : :other\n  end\nend\n",
+            "pick",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 kind [presence] present:kind present | nil:kind missing => returns :none",
+                "2 kind_equal_to_a_or_b [boolean] true:kind equal to \"a\" or \"b\" -> returns :ab | false:neither kind equal to \"a\" nor \"b\" -> returns :other",
+            ]
+        );
+    }
+
+    #[test]
     fn the_exit_status_guard_asks_the_exit_status_only() {
         let m = analyze_one(
             "class Adapter\n  def revisions(path)\n    list = shellout(\"svn log #{path}\")\n    return nil if $? && $?.exitstatus != 0\n\n    list\n  end\nend\n",
