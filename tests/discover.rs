@@ -1008,12 +1008,12 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         let whole = of_walked(&repo.working_tree_changes(&base).unwrap());
         let among = of_walked(
             &repo
-                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked, None)
+                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked)
                 .unwrap(),
         );
         assert_eq!(among, whole);
-        // Branch mode: every in-scope change, deletions included, from a walk that (as the
-        // real one) skips ignored files, tracked or not.
+        // Every in-scope change, deletions included, from a walk that (as the real one)
+        // skips ignored files, tracked or not.
         let in_scope = |p: &str| p.starts_with("app/") || p.starts_with("lib/");
         let of_scope = |changes: &[rspec_scout::git::Change]| {
             let mut out: Vec<(String, ChangeKind, Option<String>)> = changes
@@ -1031,11 +1031,7 @@ fn status_of_the_walked_files_is_the_whole_trees() {
             .collect();
         let branch = of_scope(
             &repo
-                .working_tree_changes_among(
-                    repo.index_changes(&base).unwrap(),
-                    &not_ignored,
-                    Some(&in_scope),
-                )
+                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &not_ignored)
                 .unwrap(),
         );
         assert_eq!(branch, of_scope(&repo.working_tree_changes(&base).unwrap()));

@@ -507,30 +507,7 @@ fn changed_files(
         let (base, w) = repo.branch_base(options.base.as_deref(), config.base.as_deref())?;
         warnings.extend(w);
         let phase = options.progress.start("changes", 0);
-        let changes = if options.cache.is_warm() {
-            options.cache.changes(repo, &base)?
-        } else {
-            // The in-scope files are walked while git compares the base with the index;
-            // libgit2 then looks at the walked files it cannot vouch for, not at every
-            // file of the tree.
-            let (found, first) = std::thread::scope(|s| {
-                let walking = s.spawn(|| options.cache.files(&config.root, scope, config.threads));
-                let first = repo.index_changes(&base);
-                (walking.join(), first)
-            });
-            let found = found.map_err(|_| Error::Unreadable {
-                path: config.root.clone(),
-                reason: "the walk of the tree stopped unexpectedly".to_string(),
-            })?;
-            warnings.extend(found.warnings);
-            let walked: Vec<(String, std::path::PathBuf)> = found
-                .files
-                .into_iter()
-                .filter_map(|f| Some((walk::relative_to(repo.root(), &f.path)?, f.path)))
-                .collect();
-            let in_scope = |p: &str| scope.contains(p);
-            repo.working_tree_changes_among(first?, &walked, Some(&in_scope))?
-        };
+        let changes = options.cache.changes(repo, &base)?;
         phase.set_total(changes.len());
         (base, changes)
     };
@@ -648,7 +625,7 @@ fn walked_files(
                 .iter()
                 .filter_map(|f| Some((walk::relative_to(repo.root(), &f.path)?, f.path.clone())))
                 .collect();
-            let changes = repo.working_tree_changes_among(first, &walked, None)?;
+            let changes = repo.working_tree_changes_among(first, &walked)?;
             (Some(base), changes)
         }
         _ => (None, Vec::new()),

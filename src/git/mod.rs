@@ -314,26 +314,21 @@ impl Repo {
     /// Ruby files a walk found (repository-relative path, path on disk). Every walked file
     /// gets the whole tree's answer, renames included, without libgit2 looking at every
     /// file of the tree:
-    /// - a walked file whose stat data equals its index entry's in every field libgit2
-    ///   compares (and more), and that is not racy (written before the index was), is
-    ///   unchanged in the working tree, as libgit2 itself decides without reading it;
-    /// - libgit2 compares the index with the working tree for the other walked files, and
-    ///   for every Ruby file of the index when a rename can pair a file deleted from the
-    ///   working tree with one added (an untracked walked file, or a file added since the
-    ///   base);
+    /// - a file whose stat data equals its index entry's in every field libgit2 compares
+    ///   (and more), and that is not racy (written before the index was), is unchanged in
+    ///   the working tree, as libgit2 itself decides without reading it; the walked files
+    ///   and the index's other Ruby files are checked so, in parallel;
+    /// - libgit2 compares the index with the working tree for the rest: walked files it
+    ///   does not know or that may have changed, and tracked files changed or deleted
+    ///   outside the walk (a deletion can be the old side of a rename);
     /// - the two halves are merged as libgit2 merges them, then renames are found.
     ///
     /// The one difference from the whole tree's status: an untracked Ruby file outside the
     /// walk is not a rename candidate.
-    ///
-    /// `deletions`, when given, names the index's Ruby files whose deletion from the working
-    /// tree matters (branch mode: the files in scope); those the walk did not find are
-    /// looked at too. Without it, a tracked file the walk did not find is not asked about.
     pub fn working_tree_changes_among(
         &self,
         first: IndexChanges<'_>,
         walked: &[(String, PathBuf)],
-        deletions: Option<&dyn Fn(&str) -> bool>,
     ) -> Result<Vec<Change>> {
         use rayon::prelude::*;
         let IndexChanges {
@@ -342,39 +337,28 @@ impl Repo {
             entries,
             stamp,
         } = first;
+        let clean = |entry: Option<&git2::IndexEntry>, path: &Path| matches!((entry, stamp), (Some(e), Some(s)) if unchanged_on_disk(e, path, s));
         let by_path: std::collections::HashMap<&[u8], &git2::IndexEntry> =
             entries.iter().map(|e| (e.path.as_slice(), e)).collect();
-        let unsure: Vec<&str> = walked
+        let mut paths: Vec<&[u8]> = walked
             .par_iter()
             .filter(|(rel, _)| rel.ends_with(".rb"))
-            .filter(|(rel, path)| {
-                let entry = by_path.get(rel.as_bytes()).copied();
-                !matches!((entry, stamp), (Some(e), Some(s)) if unchanged_on_disk(e, path, s))
-            })
-            .map(|(rel, _)| rel.as_str())
+            .filter(|(rel, path)| !clean(by_path.get(rel.as_bytes()).copied(), path))
+            .map(|(rel, _)| rel.as_bytes())
             .collect();
-        let added_since_base = diff
-            .deltas()
-            .any(|d| matches!(d.status(), Delta::Added | Delta::Untracked | Delta::Copied));
-        let untracked_walked = unsure
-            .iter()
-            .any(|rel| !by_path.contains_key(rel.as_bytes()));
-        let mut paths: Vec<&[u8]> = unsure.iter().map(|p| p.as_bytes()).collect();
-        if added_since_base || untracked_walked || stamp.is_none() {
-            paths.extend(entries.iter().map(|e| e.path.as_slice()));
-        } else if let Some(matters) = deletions {
-            // Deleted, or on disk where the walk does not look (ignored yet tracked,
-            // hidden, a link): libgit2 says which.
-            let found: std::collections::HashSet<&[u8]> =
-                walked.iter().map(|(rel, _)| rel.as_bytes()).collect();
-            paths.extend(
-                entries
-                    .iter()
-                    .map(|e| e.path.as_slice())
-                    .filter(|p| !found.contains(p))
-                    .filter(|p| std::str::from_utf8(p).map_or(true, matters)),
-            );
-        }
+        let found: std::collections::HashSet<&[u8]> =
+            walked.iter().map(|(rel, _)| rel.as_bytes()).collect();
+        let root = self.root.as_path();
+        paths.par_extend(
+            entries
+                .par_iter()
+                .filter(|e| !found.contains(e.path.as_slice()))
+                .filter(|e| {
+                    let on_disk = std::str::from_utf8(&e.path).map(|rel| root.join(rel));
+                    on_disk.map_or(true, |path| !clean(Some(e), &path))
+                })
+                .map(|e| e.path.as_slice()),
+        );
         paths.sort_unstable();
         paths.dedup();
         if !paths.is_empty() {
