@@ -181,7 +181,15 @@ fn peak_memory(name: &str, root: &Path) -> String {
     for _ in 0..3 {
         let out = std::fs::File::create(&out_path).expect("answer file");
         let status = std::process::Command::new(bin)
-            .args(["discover", "--all", "--no-metadata", "--timings", "--root"])
+            .args([
+                "discover",
+                "--all",
+                "--no-metadata",
+                "--answer",
+                "full",
+                "--timings",
+                "--root",
+            ])
             .arg(root)
             .stdout(out)
             .stderr(std::process::Stdio::null())
