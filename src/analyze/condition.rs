@@ -655,12 +655,14 @@ fn equality(call: &Call) -> Option<Spec> {
         }
     };
     let subject = subject_words(subject_node);
+    // `when api status is NOT offline`, not `... is other api status`.
+    let not_it = format!("NOT {}", lit.1);
     Some(Spec {
         name: identifier(&subject),
         description: subject.clone(),
         kind: CharType::Enum,
         truthy: value(lit.0, lit.1),
-        falsy: value(Value::String("other".into()), format!("other {subject}")),
+        falsy: value(Value::String("other".into()), not_it),
         threshold: None,
         note: None,
     })
@@ -793,7 +795,7 @@ mod tests {
                 "payment_status".into(),
                 "enum",
                 "failed".into(),
-                "other payment status".into()
+                "NOT failed".into()
             )
         );
         assert_eq!(

@@ -822,7 +822,7 @@ mod tests {
         );
         assert_eq!(
             crate::analyze::tests::flat(&m),
-            vec!["1 settings_status [enum] readonly:readonly => redirects to offline path | other:other Settings status -> returns 201 status"]
+            vec!["1 settings_status [enum] readonly:readonly => redirects to offline path | other:NOT readonly -> returns 201 status"]
         );
     }
 }

@@ -216,7 +216,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 tracker_ids [enum] all:all -> returns the role | other:other tracker ids -> returns the role"]
+            vec!["1 tracker_ids [enum] all:all -> returns the role | other:NOT all -> returns the role"]
         );
         assert_eq!(m.characteristics[0].source_line, "3");
     }

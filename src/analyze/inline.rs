@@ -403,7 +403,7 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec![
-                "1 page_param [enum] 0:0 -> renders index template | other:other page param",
+                "1 page_param [enum] 0:0 -> renders index template | other:NOT 0",
                 "2 page_param_2 [range] below:below 0 => raises RoutingError | at_least:at least 0 -> renders index template",
             ]
         );
