@@ -48,6 +48,77 @@ pub struct Spec {
     pub note: Option<(Rule, String)>,
 }
 
+/// The operands of `a || b || c` in order, however it nests.
+pub fn or_operands(node: &Node) -> Vec<&Node> {
+    match node {
+        Node::Or(a, b) => {
+            let mut out = or_operands(a);
+            out.extend(or_operands(b));
+            out
+        }
+        other => vec![other],
+    }
+}
+
+/// `url.match(A) || url.match(B) || ...` (one subject, one predicate, several
+/// arguments, three or more): one boolean, `url matching one of 8 patterns` / `url NOT
+/// matching any of the 8 patterns`. `None` unless every operand is such a call on the
+/// same receiver with a predicate that reads so.
+pub fn any_of(operands: &[&Node]) -> Option<Spec> {
+    // Two tests read as they are (`obj a Hash or obj a String`).
+    if operands.len() < 3 {
+        return None;
+    }
+    let calls: Vec<&Call> = operands
+        .iter()
+        .map(|n| match n {
+            Node::Call(c) if c.args.len() == 1 && c.block.is_none() && c.recv.is_some() => {
+                Some(&**c)
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let first = calls.first()?;
+    let recv = first.recv.as_ref()?.render();
+    if calls.len() < 2
+        || !calls
+            .iter()
+            .all(|c| c.name == first.name && c.recv.as_ref().is_some_and(|r| r.render() == recv))
+    {
+        return None;
+    }
+    let subject = first.recv.as_ref().map(subject_words).unwrap_or_default();
+    let predicate = match first.name.as_str() {
+        "match" | "match?" | "=~" => "matching",
+        "include?" | "includes?" => "including",
+        "start_with?" => "starting with",
+        "end_with?" => "ending with",
+        _ => return None,
+    };
+    let n = calls.len();
+    let what = if predicate == "matching" {
+        "patterns"
+    } else {
+        "values"
+    };
+    let name = identifier(&format!("{subject} {predicate} any"));
+    Some(Spec {
+        name,
+        description: format!("{subject} {predicate} one of {n} {what}"),
+        kind: CharType::Boolean,
+        truthy: value(
+            Value::Bool(true),
+            format!("{subject} {predicate} one of {n} {what}"),
+        ),
+        falsy: value(
+            Value::Bool(false),
+            format!("{subject} NOT {predicate} any of the {n} {what}"),
+        ),
+        threshold: None,
+        note: None,
+    })
+}
+
 /// One value of a condition as a clause that reads alone, split into its subject and what
 /// it says of it, for joining with another condition (`a || b`): `("needs view param",
 /// "missing")`, `("kind", "equal to \"a\"")`; `("", "admin user")` when the value's words say
@@ -179,6 +250,7 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
         Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond)),
+        Node::Or(..) => any_of(&or_operands(cond)).unwrap_or_else(|| truthiness(cond)),
         Node::Lvar(name) if flag_like(name) => flag(name),
         Node::Lvar(_) | Node::Ivar(_) => presence(cond),
         Node::Assign { target, .. } => {

@@ -602,6 +602,10 @@ impl<'a> Walker<'a> {
                     _ => self.combined(cond, a, b, "and", at, lines),
                 }
             }
+            // `url.match(A) || url.match(B) || ...`: one test of one subject.
+            Node::Or(..) if condition::any_of(&condition::or_operands(cond)).is_some() => {
+                self.leaf(cond, at, lines)
+            }
             Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
             Node::Lvar(_) | Node::Ivar(_) | Node::Call(_) if self.local_value(cond).is_some() => {
                 match self.local_value(cond) {

@@ -932,6 +932,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn one_test_of_one_subject_against_many_patterns_is_one_characteristic() {
+        let m = analyze_one(
+            "class Story < ApplicationRecord\n  def check_not_brigading\n    return if url.blank? || !(url.match(A) || url.match(B) || url.match(C))\n\n    errors.add(:url, 'is brigading')\n  end\nend\n",
+            "check_not_brigading",
+        );
+        assert_eq!(m.characteristics.len(), 1, "{:?}", tests::flat(&m));
+        let c = &m.characteristics[0];
+        assert_eq!(c.name, "url_or_url_matching_any");
+        let values: Vec<&str> = c.values.iter().map(|v| v.description.as_str()).collect();
+        assert_eq!(
+            values,
+            vec![
+                "url missing or url NOT matching any of the 3 patterns",
+                "neither url missing nor url NOT matching any of the 3 patterns"
+            ]
+        );
+    }
+
+    #[test]
     fn the_exit_status_guard_asks_the_exit_status_only() {
         let m = analyze_one(
             "class Adapter\n  def revisions(path)\n    list = shellout(\"svn log #{path}\")\n    return nil if $? && $?.exitstatus != 0\n\n    list\n  end\nend\n",
