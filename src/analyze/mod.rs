@@ -437,10 +437,15 @@ fn analyze_method(
     for slot in walker.leaves_without_behavior() {
         let fallback = match &end {
             End::Done(o) | End::Exited(o) => o.clone(),
-            // The method ends in a conditional: what its last branch ends with.
-            End::Branched => final_statement(&stmts)
-                .map(|last| outcome::final_expression(&last, &cx.text))
-                .filter(|o| !o.failure)
+            // The method ends in a conditional: what its branches end with (`returns the
+            // pages or an empty list`), not one of them as if it were the only one.
+            // Otherwise (actions, responses) what its last branch ends with.
+            End::Branched => branch_outcomes(&stmts, &cx.text)
+                .or_else(|| {
+                    final_statement(&stmts)
+                        .map(|last| outcome::final_expression(&last, &cx.text))
+                        .filter(|o| !o.failure)
+                })
                 .unwrap_or_else(|| outcome::Outcome {
                     description: "continues".to_string(),
                     failure: false,
@@ -592,6 +597,73 @@ fn same_class_callees<'a>(
 
 /// The statement a method ends with, looking through a final conditional into its last
 /// branch (`if ... else render :show end` → `render :show`).
+/// What the conditional a method ends in returns, over its branches that do not fail, when
+/// they return two or three different values (`returns the pages or an empty list`): a
+/// leaf placed beside that conditional gets either. `None` otherwise.
+fn branch_outcomes(
+    stmts: &[crate::index::body::Node],
+    text: &outcome::TextContext<'_>,
+) -> Option<outcome::Outcome> {
+    use crate::index::body::Node;
+    fn ends(node: &Node, out: &mut Vec<Node>, depth: usize) {
+        if depth > 20 {
+            return;
+        }
+        match node {
+            Node::If(i) => {
+                ends(&Node::Seq(flow::statements(&i.then)), out, depth + 1);
+                match &i.els {
+                    Some(e) => ends(&Node::Seq(flow::statements(e)), out, depth + 1),
+                    None => out.push(Node::Nil),
+                }
+            }
+            Node::Case(c) => {
+                for w in &c.whens {
+                    ends(&Node::Seq(flow::statements(&w.body)), out, depth + 1);
+                }
+                match &c.els {
+                    Some(e) => ends(&Node::Seq(flow::statements(e)), out, depth + 1),
+                    None => out.push(Node::Nil),
+                }
+            }
+            Node::Seq(items) => match items.last() {
+                Some(last) => ends(last, out, depth + 1),
+                None => out.push(Node::Nil),
+            },
+            Node::Begin(b) if b.rescues.is_empty() => {
+                ends(&Node::Seq(flow::statements(&b.body)), out, depth + 1)
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let mut last = Vec::new();
+    ends(stmts.last()?, &mut last, 0);
+    let mut outcomes: Vec<outcome::Outcome> = Vec::new();
+    for node in &last {
+        let o = outcome::final_expression(node, text);
+        if !o.failure && !outcomes.iter().any(|k| k.description == o.description) {
+            outcomes.push(o);
+        }
+    }
+    // Values returned (`returns the pages`, `returns an empty list`), in words: two or
+    // three distinct ones are joined; anything else (responses, actions) is left to the
+    // caller.
+    let values: Vec<&str> = outcomes
+        .iter()
+        .map(|o| o.description.strip_prefix("returns "))
+        .collect::<Option<Vec<_>>>()?;
+    let plain = |v: &&str| !v.contains(['[', '(', '{', '.']) && !v.starts_with("respond");
+    if !(2..=3).contains(&values.len()) || !values.iter().all(plain) {
+        return None;
+    }
+    Some(outcome::Outcome {
+        description: format!("returns {}", values.join(" or ")),
+        failure: false,
+        guessed: true,
+        sets: None,
+    })
+}
+
 fn final_statement(stmts: &[crate::index::body::Node]) -> Option<crate::index::body::Node> {
     use crate::index::body::Node;
     let mut last = stmts.last()?.clone();
@@ -947,6 +1019,19 @@ pub(crate) mod tests {
                 "url missing or url NOT matching any of the 3 patterns",
                 "neither url missing nor url NOT matching any of the 3 patterns"
             ]
+        );
+    }
+
+    #[test]
+    fn a_leaf_beside_the_final_conditional_gets_either_value() {
+        let m = analyze_one(
+            "class Paginator\n  def linked_pages\n    pages = []\n    if item_count > 0\n      pages += [first_page, page, last_page]\n    end\n    pages = pages.compact.uniq.sort\n    if pages.size > 1\n      pages\n    else\n      []\n    end\n  end\nend\n",
+            "linked_pages",
+        );
+        // Not `returns an empty list` for more than 0 items: that is one of two ends.
+        assert_eq!(
+            tests::flat(&m).first().map(String::as_str),
+            Some("1 item_count [range] above:above 0 -> returns the pages or an empty list | at_most:at most 0 -> returns the pages or an empty list")
         );
     }
 
