@@ -217,5 +217,75 @@ fn api_only(application_rb: &[u8]) -> bool {
     })
 }
 
+/// The path without its optional groups: `/projects/:id/settings(/:tab)` →
+/// `/projects/:id/settings`; `/` when nothing is left.
+pub fn required_part(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    for c in path.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out.replace("//", "/");
+    if out.is_empty() {
+        "/".to_string()
+    } else {
+        out
+    }
+}
+
+/// A piece of a path segment: text, or a dynamic part (`:id`, `*path`) by its name.
+pub enum Piece {
+    /// Text.
+    Text(String),
+    /// A dynamic part, by its name.
+    Dynamic(String),
+}
+
+/// `:name.:ext` → dynamic `name`, text `.`, dynamic `ext`.
+pub fn pieces(segment: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut chars = segment.chars().peekable();
+    while let Some(c) = chars.next() {
+        let starts_name = chars
+            .peek()
+            .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_');
+        if (c == ':' || c == '*') && starts_name {
+            if !text.is_empty() {
+                out.push(Piece::Text(std::mem::take(&mut text)));
+            }
+            let mut name = String::new();
+            while let Some(n) = chars.next_if(|n| n.is_ascii_alphanumeric() || *n == '_') {
+                name.push(n);
+            }
+            out.push(Piece::Dynamic(name));
+        } else {
+            text.push(c);
+        }
+    }
+    if !text.is_empty() {
+        out.push(Piece::Text(text));
+    }
+    out
+}
+
+/// The params every request to `path` carries: its dynamic parts (`:id`, `*path`) outside
+/// optional groups (`/notes/:id/comment(/:locale)` → `id`).
+pub fn required_params(path: &str) -> Vec<String> {
+    required_part(path)
+        .split('/')
+        .flat_map(pieces)
+        .filter_map(|piece| match piece {
+            Piece::Dynamic(name) => Some(name),
+            Piece::Text(_) => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,7 @@
 //! own name (`:provider` → `provider`). Optional groups (`(/:tab)`, `(:locale)`) are left
 //! out of the request.
 
-use crate::index::routes::{self, Route, Routes, Verb};
+use crate::index::routes::{self, pieces, required_part, Piece, Route, Routes, Verb};
 
 /// The placeholder of a request no route gave.
 pub const REQUEST: &str = "{REQUEST}";
@@ -274,61 +274,6 @@ fn target(route: &Route, lets: &[String]) -> String {
         };
     }
     literal(&path, lets)
-}
-
-/// The path without its optional groups: `/projects/:id/settings(/:tab)` →
-/// `/projects/:id/settings`; `/` when nothing is left.
-fn required_part(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    let mut depth = 0usize;
-    for c in path.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    let out = out.replace("//", "/");
-    if out.is_empty() {
-        "/".to_string()
-    } else {
-        out
-    }
-}
-
-/// A piece of a path segment: text, or a dynamic part (`:id`, `*path`) by its name.
-enum Piece {
-    Text(String),
-    Dynamic(String),
-}
-
-/// `:name.:ext` → dynamic `name`, text `.`, dynamic `ext`.
-fn pieces(segment: &str) -> Vec<Piece> {
-    let mut out = Vec::new();
-    let mut text = String::new();
-    let mut chars = segment.chars().peekable();
-    while let Some(c) = chars.next() {
-        let starts_name = chars
-            .peek()
-            .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_');
-        if (c == ':' || c == '*') && starts_name {
-            if !text.is_empty() {
-                out.push(Piece::Text(std::mem::take(&mut text)));
-            }
-            let mut name = String::new();
-            while let Some(n) = chars.next_if(|n| n.is_ascii_alphanumeric() || *n == '_') {
-                name.push(n);
-            }
-            out.push(Piece::Dynamic(name));
-        } else {
-            text.push(c);
-        }
-    }
-    if !text.is_empty() {
-        out.push(Piece::Text(text));
-    }
-    out
 }
 
 /// The dynamic parts of a path, in order, each with the static segment before it.

@@ -1042,3 +1042,17 @@ fn real_apps_coverage() {
         }
     }
 }
+
+#[test]
+fn required_params_skip_optional_groups() {
+    assert_eq!(super::required_params("/notes/:id/comment"), vec!["id"]);
+    assert_eq!(
+        super::required_params("/projects/:project_id/files/*path(/:locale)"),
+        vec!["project_id", "path"]
+    );
+    assert!(super::required_params("/notes(/:id)/search").is_empty());
+    assert_eq!(
+        super::required_params("/files/:name.:ext"),
+        vec!["name", "ext"]
+    );
+}
