@@ -80,10 +80,9 @@ pub fn any_of(operands: &[&Node]) -> Option<Spec> {
         .collect::<Option<Vec<_>>>()?;
     let first = calls.first()?;
     let recv = first.recv.as_ref()?.render();
-    if calls.len() < 2
-        || !calls
-            .iter()
-            .all(|c| c.name == first.name && c.recv.as_ref().is_some_and(|r| r.render() == recv))
+    if !calls
+        .iter()
+        .all(|c| c.name == first.name && c.recv.as_ref().is_some_and(|r| r.render() == recv))
     {
         return None;
     }
@@ -144,7 +143,7 @@ pub fn clause(spec: &Spec, holds: bool) -> (String, String) {
                 Value::String(s) => format!("\"{s}\""),
                 _ => spec.truthy.description.clone(),
             };
-            let state = if std::ptr::eq(v, &spec.truthy) {
+            let state = if holds {
                 format!("equal to {literal}")
             } else {
                 format!("NOT equal to {literal}")

@@ -645,8 +645,8 @@ impl<'a> Walker<'a> {
     ) -> Slots {
         let sa = condition::spec(a, &self.cx.env, self.cx.lookup);
         let sb = condition::spec(b, &self.cx.env, self.cx.lookup);
-        // Each side as a clause of its own (`needs view param missing`, `kind is "a"`):
-        // a presence or equality value's words alone do not say which way it goes.
+        // Each side as a clause of its own (`needs view param missing`, `kind equal to
+        // "a"`): a presence or equality value's words alone do not say which way it goes.
         let (subject_a, holds_a) = condition::clause(&sa, true);
         let (subject_b, holds_b) = condition::clause(&sb, true);
         let whole_clause = |subject: &str, state: &str| {
@@ -664,20 +664,18 @@ impl<'a> Walker<'a> {
         let (truthy, falsy, name, description) = if one_subject {
             // `x.nil? || x == "true"`: one subject, two things said of it; the other value
             // negates the whole, as a compound's does (`neither x missing nor ...`).
-            let (truthy, falsy) = {
-                let (a, b) = match (
-                    holds_a.strip_prefix("equal to "),
-                    holds_b.strip_prefix("equal to "),
-                ) {
-                    (Some(x), Some(y)) => (format!("equal to {x}"), y.to_string()),
-                    _ => (holds_a.clone(), holds_b.clone()),
-                };
-                let falsy = if joiner == "or" {
-                    format!("neither {subject_a} {a} nor {b}")
-                } else {
-                    format!("NOT both {subject_a} {a} and {b}")
-                };
-                (format!("{subject_a} {a} {joiner} {b}"), falsy)
+            let (a, b) = match (
+                holds_a.strip_prefix("equal to "),
+                holds_b.strip_prefix("equal to "),
+            ) {
+                (Some(x), Some(y)) => (format!("equal to {x}"), y.to_string()),
+                _ => (holds_a.clone(), holds_b.clone()),
+            };
+            let truthy = format!("{subject_a} {a} {joiner} {b}");
+            let falsy = if joiner == "or" {
+                format!("neither {subject_a} {a} nor {b}")
+            } else {
+                format!("NOT both {subject_a} {a} and {b}")
             };
             (
                 truthy.clone(),
@@ -1039,21 +1037,15 @@ impl<'a> Walker<'a> {
                 Some(true)
             }
             Node::Call(c) if c.args.is_empty() => {
-                let never_nil = c.recv.as_ref().is_some_and(|r| {
-                    matches!(self.local_value(r), Some(Local::NeverNil))
-                        || matches!(r, Node::Call(p) if self.route_param(p))
-                });
+                let recv = c.recv.as_ref();
+                let route = recv.is_some_and(|r| matches!(r, Node::Call(p) if self.route_param(p)));
+                let never_nil = route
+                    || recv.is_some_and(|r| matches!(self.local_value(r), Some(Local::NeverNil)));
                 match c.name.as_str() {
                     "present?" if never_nil => Some(true),
                     "nil?" if never_nil => Some(false),
                     // A route segment is never empty.
-                    "blank?" | "empty?"
-                        if c.recv
-                            .as_ref()
-                            .is_some_and(|r| matches!(r, Node::Call(p) if self.route_param(p))) =>
-                    {
-                        Some(false)
-                    }
+                    "blank?" | "empty?" if route => Some(false),
                     _ => None,
                 }
             }

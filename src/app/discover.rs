@@ -570,7 +570,7 @@ fn walked_files(
         Ok((found, millis(walk_started)))
     };
     // What git can answer before the walk ends: the base, and (unless a warm index keeps
-    // the whole tree's status) the Ruby paths the index and the base's tree know of.
+    // the whole tree's status) the changes between the base and the index.
     let git = |git_warnings: &mut Vec<String>| -> Result<Option<(Base, Known)>> {
         let Some(repo) = &repo else {
             git_warnings.push(format!(
@@ -855,7 +855,8 @@ fn place_metadata(
                     return Ok(Placed::Displaced(holder));
                 }
                 tick();
-                let note = if let Some(fields) = fields.as_ref().filter(|_| write) {
+                // Fields are built only when written.
+                let note = if let Some(fields) = fields {
                     let note = write_one(&location, fields, loaded)?;
                     if debug {
                         write_debug(config, project_root, &location, file, plan)?;
@@ -927,7 +928,7 @@ fn place_metadata(
                 fields.slug = Some(slug.clone());
             }
         }
-        if let Some(fields) = fields.as_ref().filter(|_| write) {
+        if let Some(fields) = fields.as_ref() {
             tick();
             let loaded = metadata::load(&location.path);
             warnings.extend(write_one(&location, fields, loaded)?);
