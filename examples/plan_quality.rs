@@ -1116,7 +1116,8 @@ fn score(app: &App, labels: &LabelFile) -> Score {
                 });
             match hit {
                 Some(i) => {
-                    matched_lines.extend(expert.lines.iter().map(|&l| (l, expert.subject.as_str())));
+                    matched_lines
+                        .extend(expert.lines.iter().map(|&l| (l, expert.subject.as_str())));
                     used[i] = true;
                     s.matched += 1;
                     if m.characteristics[i].kind.as_str() == expert.kind {
@@ -1143,7 +1144,12 @@ fn score(app: &App, labels: &LabelFile) -> Score {
                 // same subject (asked again on another path: `display_name` at lines 35
                 // and 54): the expert's one characteristic, repeated where the tree needs
                 // it. Neither a hit nor an invented case: counted apart.
-                s.repeats.push(format!("{} [{}] line {}", c.name, c.kind.as_str(), c.source_line));
+                s.repeats.push(format!(
+                    "{} [{}] line {}",
+                    c.name,
+                    c.kind.as_str(),
+                    c.source_line
+                ));
                 continue;
             }
             if dropped {

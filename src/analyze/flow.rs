@@ -140,6 +140,25 @@ pub fn last_segment(class: &str) -> &str {
     class.rsplit("::").next().unwrap_or(class)
 }
 
+/// Whether `b` reads an element out of `a` (`node[name]`, `logentry["paths"]["path"]`,
+/// `data.dig(:a, :b)` after `node`, `logentry["paths"]`, `data`): a hash or document read
+/// whose receiver chain starts at `a`. An attribute read (`user.admin`) is not one: a
+/// missing user is a case of its own (a guest).
+pub(super) fn reads_element_of(a: &Node, b: &Node) -> bool {
+    let Node::Call(c) = b else { return false };
+    if c.safe_nav || c.block.is_some() || !matches!(c.name.as_str(), "[]" | "dig") {
+        return false;
+    }
+    let Some(recv) = &c.recv else { return false };
+    if !matches!(a, Node::Lvar(_) | Node::Ivar(_) | Node::Call(_)) {
+        return false;
+    }
+    let key = a.render();
+    // `render` shortens long text: only short expressions compare by their text. A chain
+    // of `&.` (`doc.at_css(q)&.attributes`) is split link by link where it is tested.
+    key.len() < 100 && !key.contains("&.") && (recv.render() == key || reads_element_of(a, recv))
+}
+
 /// `params` (the request's).
 fn is_params(node: &Node) -> bool {
     matches!(node, Node::Call(p) if p.name == "params" && p.recv.is_none() && p.args.is_empty())
@@ -567,6 +586,12 @@ impl<'a> Walker<'a> {
             Node::Or(a, b) if self.known(a) == Some(false) => self.condition(b, at, lines),
             Node::Or(a, b) if self.known(b) == Some(false) => self.condition(a, at, lines),
             Node::Not(inner) => self.condition(inner, at, lines).swapped(),
+            // `node && node[name]`: a missing `node` is one way for `node[name]` to be
+            // missing, so the read alone is the characteristic (J21).
+            Node::And(a, b) if reads_element_of(a, b) => {
+                self.apply(Rule::NilGuardOnRead, Some(&format!("`{}`", a.render())));
+                self.condition(b, at, lines)
+            }
             Node::And(a, b) => {
                 let first = self.condition(a, at, lines);
                 if first.truthy.is_empty() {

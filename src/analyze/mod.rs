@@ -997,6 +997,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_nil_guard_before_an_element_read_is_that_reads_presence() {
+        // `entry["paths"] && entry["paths"]["path"]`: one question, whether the entry
+        // lists paths; `user && user.admin?` keeps the missing user as a case.
+        let m = analyze_one(
+            "class Svn\n  def paths(entry, user)\n    return [] unless entry[\"paths\"] && entry[\"paths\"][\"path\"]\n    return [] unless user && user.admin?\n\n    entry[\"paths\"][\"path\"]\n  end\nend\n",
+            "paths",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 entry_paths_path [presence] present:entry paths path present | nil:entry paths path missing => returns an empty list",
+                "2 user [presence] present:user | nil:user => returns an empty list",
+                "3 user_admin [boolean] true:admin user -> returns entry paths path | false:NOT admin user => returns an empty list",
+            ]
+        );
+        assert!(
+            m.notes.iter().any(|n| n.starts_with("J21: ")),
+            "{:?}",
+            m.notes
+        );
+    }
+
+    #[test]
     fn bank_ids_are_unique_and_counted() {
         let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
         let facts = extract_with(

@@ -67,6 +67,11 @@ pub enum Rule {
     /// route: a required dynamic segment of each of its paths in `config/routes.rb`) is
     /// present whenever the action runs: checks of it are decided, not contexts.
     RouteParamPresent,
+    /// J21. `node && node[name]`: a nil guard before reading an element of the same
+    /// value. A missing `node` is one way for the element to be missing, and both take the
+    /// same branch, so the element's presence is the one characteristic (an attribute
+    /// read, `user && user.admin`, keeps both: a missing user is a case of its own).
+    NilGuardOnRead,
 }
 
 impl Rule {
@@ -92,6 +97,7 @@ impl Rule {
             Rule::SharedBranchWalkedOnce => "J18",
             Rule::RaiseRescuedHere => "J19",
             Rule::RouteParamPresent => "J20",
+            Rule::NilGuardOnRead => "J21",
         }
     }
 
@@ -143,6 +149,9 @@ impl Rule {
             Rule::RouteParamPresent => {
                 "a param every route to the action carries is present: its checks are decided"
             }
+            Rule::NilGuardOnRead => {
+                "a nil guard before reading an element of the same value is part of that read's presence"
+            }
         }
     }
 
@@ -167,7 +176,8 @@ impl Rule {
             | Rule::PrivateGuardsInlined
             | Rule::RescueValue
             | Rule::RaiseRescuedHere
-            | Rule::RouteParamPresent => 0.95,
+            | Rule::RouteParamPresent
+            | Rule::NilGuardOnRead => 0.95,
         }
     }
 
@@ -180,7 +190,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for the README and tests).
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -200,6 +210,7 @@ impl Rule {
         Rule::SharedBranchWalkedOnce,
         Rule::RaiseRescuedHere,
         Rule::RouteParamPresent,
+        Rule::NilGuardOnRead,
     ];
 }
 
