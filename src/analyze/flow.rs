@@ -103,6 +103,9 @@ pub struct MethodCx<'a> {
     /// For a controller action: the params every route to it carries (the required
     /// dynamic segments of its paths, `id` of a member route), present whenever it runs.
     pub route_params: Vec<String>,
+    /// For a model callback that runs on a valid record (`before_destroy`): the
+    /// attributes and associations the model validates the presence of, present there.
+    pub validated: Vec<String>,
 }
 
 /// Builds characteristics for one method.
@@ -132,6 +135,8 @@ pub struct Walker<'a> {
     pub rescuing: Vec<Rescuing>,
     /// The route params (`cx.route_params`) a condition was decided by (J20).
     pub route_params_used: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// The validated attributes (`cx.validated`) a condition was decided by (J22).
+    pub validated_used: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -203,6 +208,7 @@ impl<'a> Walker<'a> {
             next_suffix: std::collections::HashMap::new(),
             depth: 0,
             route_params_used: Default::default(),
+            validated_used: Default::default(),
             rescuing: Vec::new(),
         }
     }
@@ -1051,6 +1057,8 @@ impl<'a> Walker<'a> {
             }
             // `params[:id]` in an action every route to which has `:id`.
             Node::Call(c) if self.route_param(c) => Some(true),
+            // `user_id` in a `before_destroy` of a model that validates its presence.
+            Node::Call(c) if self.validated(c) => Some(true),
             Node::Call(c)
                 if matches!(
                     c.name.as_str(),
@@ -1064,13 +1072,20 @@ impl<'a> Walker<'a> {
             Node::Call(c) if c.args.is_empty() => {
                 let recv = c.recv.as_ref();
                 let route = recv.is_some_and(|r| matches!(r, Node::Call(p) if self.route_param(p)));
+                if !matches!(c.name.as_str(), "present?" | "nil?" | "blank?" | "empty?") {
+                    return None;
+                }
+                // A validated presence is neither nil nor blank.
+                let validated =
+                    recv.is_some_and(|r| matches!(r, Node::Call(a) if self.validated(a)));
                 let never_nil = route
+                    || validated
                     || recv.is_some_and(|r| matches!(self.local_value(r), Some(Local::NeverNil)));
                 match c.name.as_str() {
                     "present?" if never_nil => Some(true),
                     "nil?" if never_nil => Some(false),
                     // A route segment is never empty.
-                    "blank?" | "empty?" if route => Some(false),
+                    "blank?" | "empty?" if route || validated => Some(false),
                     _ => None,
                 }
             }
@@ -1085,6 +1100,23 @@ impl<'a> Walker<'a> {
             && c.args.len() == 1
             && c.recv.as_ref().is_some_and(is_params);
         read && c.args.first().is_some_and(|k| self.is_route_param_key(k))
+    }
+
+    /// Whether `c` reads an attribute or association of the record (`user_id`,
+    /// `self.project`) whose presence the model validates, in a callback that runs on a
+    /// valid record; noted for J22 when it is.
+    fn validated(&self, c: &Call) -> bool {
+        let own = c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef));
+        if !own || !c.args.is_empty() || c.block.is_some() {
+            return false;
+        }
+        if !self.cx.validated.contains(&c.name) {
+            return false;
+        }
+        if let Ok(mut used) = self.validated_used.try_borrow_mut() {
+            used.insert(c.name.clone());
+        }
+        true
     }
 
     /// Whether `key` (`:id`, `"id"`) names one of the action's route params; noted.

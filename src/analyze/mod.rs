@@ -348,6 +348,21 @@ fn analyze_method(
         } else {
             Vec::new()
         },
+        // A public method Rails also calls back (redmine's `before_destroy
+        // :set_issue_category_nil`) runs on a valid record there too.
+        validated: match crate::index::rails::triggers(facts)
+            .get(index)
+            .cloned()
+            .flatten()
+        {
+            Some(t) if t.on_valid_record() => facts
+                .classes
+                .iter()
+                .filter(|c| c.name == class)
+                .flat_map(crate::index::rails::validated_present)
+                .collect(),
+            _ => Vec::new(),
+        },
     };
     let mut walker = Walker::new(&cx);
     let mut stmts = method
@@ -400,6 +415,15 @@ fn analyze_method(
         .collect();
     if !used.is_empty() {
         walker.apply(rules::Rule::RouteParamPresent, Some(&used.join(", ")));
+    }
+    let used: Vec<String> = walker
+        .validated_used
+        .borrow()
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect();
+    if !used.is_empty() {
+        walker.apply(rules::Rule::ValidatedPresent, Some(&used.join(", ")));
     }
     let outcome = match &end {
         End::Done(o) | End::Exited(o) if walker.chars.is_empty() => Some(o.behavior(false)),
@@ -1017,6 +1041,28 @@ pub(crate) mod tests {
             "{:?}",
             m.notes
         );
+    }
+
+    #[test]
+    fn what_the_model_validates_is_present_in_its_destroy_callback() {
+        // Member validates its principal (foreign key user_id) and project: the nil guard
+        // of its before_destroy callback is decided. Before validation it is not.
+        let model = |callback: &str| {
+            format!(
+                "class Member < ApplicationRecord\n  belongs_to :principal, :foreign_key => 'user_id'\n  belongs_to :project\n  validates_presence_of :principal, :project\n  {callback} :unassign\n\n  private\n\n  def unassign\n    if user_id && project_id\n      IssueCategory.where(project_id: project_id, assigned_to_id: user_id).update_all(assigned_to_id: nil)\n    end\n  end\nend\n"
+            )
+        };
+        let m = analyze_one(&model("before_destroy"), "unassign");
+        assert!(m.characteristics.is_empty(), "{:?}", tests::flat(&m));
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("J22: ") && n.contains("`project_id`, `user_id`")),
+            "{:?}",
+            m.notes
+        );
+        let m = analyze_one(&model("before_validation"), "unassign");
+        assert_eq!(m.characteristics.len(), 2, "{:?}", tests::flat(&m));
     }
 
     #[test]

@@ -72,6 +72,12 @@ pub enum Rule {
     /// same branch, so the element's presence is the one characteristic (an attribute
     /// read, `user && user.admin`, keeps both: a missing user is a case of its own).
     NilGuardOnRead,
+    /// J22. In a model callback that runs on a valid record (`before_save`,
+    /// `before_destroy`...), an attribute or association the model validates the presence
+    /// of (`validates_presence_of :project`, with the `project_id` of its `belongs_to`) is
+    /// present: checks of it are decided. A record saved with `validate: false` or
+    /// `update_column` could still lack it, hence the note.
+    ValidatedPresent,
 }
 
 impl Rule {
@@ -98,6 +104,7 @@ impl Rule {
             Rule::RaiseRescuedHere => "J19",
             Rule::RouteParamPresent => "J20",
             Rule::NilGuardOnRead => "J21",
+            Rule::ValidatedPresent => "J22",
         }
     }
 
@@ -152,6 +159,9 @@ impl Rule {
             Rule::NilGuardOnRead => {
                 "a nil guard before reading an element of the same value is part of that read's presence"
             }
+            Rule::ValidatedPresent => {
+                "what the model validates the presence of is present in a callback on a valid record: its checks are decided"
+            }
         }
     }
 
@@ -177,7 +187,8 @@ impl Rule {
             | Rule::RescueValue
             | Rule::RaiseRescuedHere
             | Rule::RouteParamPresent
-            | Rule::NilGuardOnRead => 0.95,
+            | Rule::NilGuardOnRead
+            | Rule::ValidatedPresent => 0.95,
         }
     }
 
@@ -190,7 +201,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for the README and tests).
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 21] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -211,6 +222,7 @@ impl Rule {
         Rule::RaiseRescuedHere,
         Rule::RouteParamPresent,
         Rule::NilGuardOnRead,
+        Rule::ValidatedPresent,
     ];
 }
 

@@ -148,6 +148,9 @@ pub const DSL_CALLS: &[&str] = &[
     "has_many",
     "has_one",
     "has_and_belongs_to_many",
+    // What a model validates the presence of is present in its later callbacks.
+    "validates",
+    "validates_presence_of",
     // Mixins: a controller's concerns add filters and helpers.
     "include",
 ];

@@ -592,7 +592,7 @@ impl Extractor<'_> {
                 for element in &hash.elements() {
                     if let Some(assoc) = element.as_assoc_node() {
                         if let Some(key) = literal_name(&assoc.key()) {
-                            options.push((key, literal_names(&assoc.value())));
+                            options.push((key, option_values(&assoc.value())));
                         }
                     }
                 }
@@ -600,7 +600,7 @@ impl Extractor<'_> {
                 for element in &hash.elements() {
                     if let Some(assoc) = element.as_assoc_node() {
                         if let Some(key) = literal_name(&assoc.key()) {
-                            options.push((key, literal_names(&assoc.value())));
+                            options.push((key, option_values(&assoc.value())));
                         }
                     }
                 }
@@ -905,6 +905,15 @@ fn literal_name(node: &Node<'_>) -> Option<String> {
 }
 
 /// The symbols and strings of a literal or an array of literals.
+/// An option's values: its names, or `false` (`presence: false` turns a validation off;
+/// `true` and other values give none).
+fn option_values(node: &Node<'_>) -> Vec<String> {
+    if node.as_false_node().is_some() {
+        return vec!["false".to_string()];
+    }
+    literal_names(node)
+}
+
 fn literal_names(node: &Node<'_>) -> Vec<String> {
     if let Some(array) = node.as_array_node() {
         return array

@@ -58,7 +58,86 @@ pub struct Trigger {
     pub scope: Option<String>,
 }
 
+/// Callbacks that run on a record that passed its validations (being saved, or loaded
+/// from the database to be destroyed): what the model validates is true there.
+const ON_VALID_RECORD: &[&str] = &[
+    "before_save",
+    "around_save",
+    "after_save",
+    "before_create",
+    "around_create",
+    "after_create",
+    "before_update",
+    "around_update",
+    "after_update",
+    "before_destroy",
+    "around_destroy",
+    "after_destroy",
+    "after_commit",
+    "after_create_commit",
+    "after_update_commit",
+    "after_destroy_commit",
+    "after_save_commit",
+];
+
+/// The attributes and associations whose presence `class` validates on every save
+/// (`validates_presence_of :principal, :project`, `validates :name, presence: true`; not
+/// under `if:`, `unless:`, `on:`, `allow_blank:` or `allow_nil:`), with the foreign key of each validated `belongs_to`
+/// (`belongs_to :principal, foreign_key: 'user_id'` gives `user_id`; `belongs_to
+/// :project` gives `project_id`).
+pub fn validated_present(class: &ClassFacts) -> Vec<String> {
+    // `allow_blank: true` / `allow_nil: true` let a missing value through.
+    let conditional = |call: &crate::index::DslCall| {
+        call.options.iter().any(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "if" | "unless" | "on" | "allow_blank" | "allow_nil"
+            )
+        })
+    };
+    let mut names: Vec<String> = Vec::new();
+    for call in &class.dsl {
+        let presence = match call.name.as_str() {
+            "validates_presence_of" => true,
+            "validates" => call
+                .options
+                .iter()
+                .any(|(k, v)| k == "presence" && !v.iter().any(|x| x == "false")),
+            _ => false,
+        };
+        if presence && !conditional(call) {
+            names.extend(call.args.iter().cloned());
+        }
+    }
+    let mut keys = Vec::new();
+    for call in class.dsl.iter().filter(|c| c.name == "belongs_to") {
+        let Some(association) = call.args.first() else {
+            continue;
+        };
+        if !names.contains(association) {
+            continue;
+        }
+        let key = call
+            .options
+            .iter()
+            .find(|(k, _)| k == "foreign_key")
+            .and_then(|(_, v)| v.first().cloned())
+            .unwrap_or_else(|| format!("{association}_id"));
+        keys.push(key);
+    }
+    names.extend(keys);
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 impl Trigger {
+    /// A model callback that runs on a record that passed its validations
+    /// (`before_save`, `after_create`, `before_destroy`...; not `before_validation`).
+    pub fn on_valid_record(&self) -> bool {
+        ON_VALID_RECORD.contains(&self.dsl.as_str())
+    }
+
     /// `before_create`, `after_commit (on: create)`, `before_action (only: create,
     /// update)`, `rescue_from ActiveRecord::RecordNotFound`.
     pub fn text(&self) -> String {
@@ -166,6 +245,19 @@ mod tests {
                 ("WatchersController#authorize".to_string(), Some("before_action (only: new, create)".to_string())),
                 ("WatchersController#render_404".to_string(), Some("rescue_from ActiveRecord::RecordNotFound".to_string())),
             ]
+        );
+    }
+
+    #[test]
+    fn validated_presence_with_the_keys_of_validated_associations() {
+        let facts = extract(
+            "app/models/member.rb",
+            b"class Member < ApplicationRecord\n  belongs_to :principal, :foreign_key => 'user_id'\n  belongs_to :project\n  belongs_to :role\n  validates_presence_of :principal, :project\n  validates :name, presence: true, length: { maximum: 30 }\n  validates :token, presence: true, allow_blank: true\n  validates :mail, presence: true, if: :active?\n  validates :login, presence: false\n  validates :about, length: { maximum: 100 }\nend\n",
+        );
+        let class = facts.classes.first().expect("class");
+        assert_eq!(
+            validated_present(class),
+            vec!["name", "principal", "project", "project_id", "user_id"]
         );
     }
 
