@@ -18,6 +18,7 @@ pub mod error;
 pub mod git;
 pub mod index;
 pub mod mcp;
+pub mod memory;
 pub mod metadata;
 pub mod naming;
 pub mod report;

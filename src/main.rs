@@ -22,7 +22,37 @@ use cli::{Cli, Command, Common, Long, Output};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `purge_delay` option (`mi_option_purge_delay` in `mimalloc.h`; the binding
+/// names no constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// How long mimalloc keeps freed pages before handing them back, in milliseconds. Its
+/// default, 1 s, is longer than a whole large run, so every page a phase freed stayed in
+/// the peak; 100 ms returns them within the run at no measurable cost in time.
+const PURGE_DELAY_MS: std::ffi::c_long = 100;
+
+/// Sets the allocator's options before the first large allocation.
+#[allow(unsafe_code)]
+fn tune_allocator() {
+    // SAFETY: `mi_option_set` stores an integer in mimalloc's option table; any value is
+    // valid for this option and it may be set at any time.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+    rspec_scout::memory::set_release(release_memory);
+}
+
+/// Hands the pages freed so far back to the system: each thread of the current pool its
+/// own heap's, then this thread's.
+#[allow(unsafe_code)]
+fn release_memory() {
+    // SAFETY: `mi_collect` only walks the calling thread's heap and frees pages with no
+    // live block; it takes no pointer.
+    rayon::broadcast(|_| unsafe { libmimalloc_sys::mi_collect(true) });
+    // SAFETY: as above, for this thread.
+    unsafe { libmimalloc_sys::mi_collect(true) };
+}
+
 fn main() -> ExitCode {
+    tune_allocator();
     let cli = Cli::parse();
     if let Command::Mcp(a) = &cli.command {
         return serve_mcp(&cli, a);

@@ -187,6 +187,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let ids_for_filter_check = !settings.filter.is_empty();
     let planning = progress.start("plan", planned.len());
     let plan = index::in_pool(config.threads, || {
+        // The parse's scratch space is garbage now.
+        crate::memory::release();
         discover::plan_prepared(planned, &settings)
     });
     planning.finish();

@@ -451,6 +451,10 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
             warnings.extend(warning);
         }
     }
+    // The files' lists now live in the plan's: hand their memory back before the waves
+    // are computed.
+    drop(sources);
+    crate::memory::release();
     // Only the names are needed from here (for the cycles).
     let names = known.into_names();
     let computed = number_and_compute(&items, &names);
