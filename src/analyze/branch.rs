@@ -135,6 +135,12 @@ impl Walker<'_> {
     ) -> End {
         match continuing.as_slice() {
             [] => End::Branched,
+            // Nothing follows here (the last statement of a branch in the middle of the
+            // method): the branch ends with what it does; the level above places the rest.
+            [(slot, own @ End::Done(_))] if rest.is_empty() => {
+                self.finish(*slot, own, tail);
+                End::Branched
+            }
             [(slot, own)] => {
                 let end = self.seq(rest, self.under(*slot), tail);
                 if matches!(own, End::Branched) {

@@ -310,7 +310,7 @@ fn flag_like(name: &str) -> bool {
         || (name.ends_with("ed") && !name.ends_with("eed") && name.len() > 3)
 }
 
-fn flag(name: &str) -> Spec {
+pub(super) fn flag(name: &str) -> Spec {
     let phrase = super::grammar::predicate_phrase(name);
     Spec {
         name: identifier(name),

@@ -760,7 +760,15 @@ impl<'a> Walker<'a> {
             None => (cond.clone(), None),
         };
         let cond = &named;
-        let mut spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        let mut spec = match cond {
+            // `no_details = false`, set to true further on: a flag, true or false.
+            Node::Lvar(name)
+                if matches!(self.assigned.get(name), Some(Node::True | Node::False)) =>
+            {
+                condition::flag(name)
+            }
+            _ => condition::spec(cond, &self.cx.env, self.cx.lookup),
+        };
         if let Some(name) = &local {
             spec.description = format!("{} (as {name})", spec.description);
         }
@@ -1181,7 +1189,9 @@ impl<'a> Walker<'a> {
         if never_nil(value) {
             return Some(Local::NeverNil);
         }
-        if matches!(cond, Node::Lvar(_)) && boolean_ish(value) {
+        // `ended = false` before a loop that sets it: a flag, asked by its own name.
+        let literal = matches!(value, Node::True | Node::False | Node::Nil);
+        if matches!(cond, Node::Lvar(_)) && boolean_ish(value) && !literal {
             return Some(Local::Condition(value.clone()));
         }
         None

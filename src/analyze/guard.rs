@@ -50,8 +50,25 @@ impl Walker<'_> {
         } else {
             (slots.falsy, slots.truthy)
         };
-        for slot in &exits {
-            self.set_leaf(*slot, &exit, true);
+        // `create unless subscribed; redirect_to entry` as the exiting branch: what it
+        // decides before it leaves is walked under the exiting value, every path of it
+        // ending the method.
+        let body = super::flow::statements(&node.then);
+        let decides_first = body.split_last().is_some_and(|(_, before)| {
+            before
+                .iter()
+                .any(|s| matches!(s, Node::If(_) | Node::Case(_)))
+        });
+        match exits.as_slice() {
+            [only] if decides_first => {
+                let end = self.seq(&body, self.under(*only), true);
+                self.finish(*only, &end, true);
+            }
+            _ => {
+                for slot in &exits {
+                    self.set_leaf(*slot, &exit, true);
+                }
+            }
         }
         match continues.as_slice() {
             [only] => {

@@ -1066,6 +1066,53 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_exiting_branch_keeps_what_it_decides_before_it_leaves() {
+        let m = analyze_one(
+            "class Entry\n  def subscribe(user, post)\n    if post\n      subscriptions.create(user: user) unless subscribers.exists?(user.id)\n      return :subscribed\n    end\n\n    :shown\n  end\nend\n",
+            "subscribe",
+        );
+        // Before, the exiting branch was one leaf (`returns :subscribed`) and the
+        // subscription check was lost.
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 post [presence] present:post present | nil:post missing -> returns :shown",
+                "2 subscribers_exists [boolean] true:subscribers including user id => returns :subscribed | false:NOT subscribers including user id -> creates the subscriptions",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_last_branch_of_a_branch_ends_with_what_it_does() {
+        // The `elsif`/`else` after `user&.new_email?` set a flash each: not "does nothing
+        // more" because nothing follows them inside the branch.
+        let m = analyze_one(
+            "class Confirmation\n  def confirm(user)\n    if user&.new_email?\n      user.confirm!\n    elsif user\n      flash[:error] = \"failure\"\n    else\n      flash[:error] = \"unknown\"\n    end\n    notify_all\n  end\nend\n",
+            "confirm",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 user [presence] present:user present | nil:user missing -> sets the error flash message",
+                "2 user_new_email [boolean] true:user new email -> confirms the user | false:NOT user new email -> sets the error flash message",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_local_flag_is_asked_by_its_name() {
+        let m = analyze_one(
+            "class Sections\n  def split(lines)\n    ended = false\n    out = []\n    lines.each do |line|\n      if ended\n        out << line\n      end\n      ended = true if line.start_with?(\"h1\")\n    end\n    out\n  end\nend\n",
+            "split",
+        );
+        // Not `false [boolean]`, the literal it started as.
+        assert_eq!(
+            tests::flat(&m).first().map(String::as_str),
+            Some("1 ended [boolean] true:ended -> adds to the out | false:NOT ended -> returns the out")
+        );
+    }
+
+    #[test]
     fn bank_ids_are_unique_and_counted() {
         let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
         let facts = extract_with(

@@ -777,6 +777,14 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
         {
             format!("{} existing", arg(0)?)
         }
+        // `entry.subscribers.exists?(user.id)`: the id is among them.
+        "exists?"
+            if c.block.is_none()
+                && c.args.len() == 1
+                && !matches!(c.args.first(), Some(Node::Hash(_))) =>
+        {
+            with_subject(format!("including {}", arg(0)?))
+        }
         "in?" => with_subject(format!("in {}", arg(0)?)),
         "start_with?" => with_subject(format!("starting with {}", arg(0)?)),
         "end_with?" => with_subject(format!("ending with {}", arg(0)?)),
