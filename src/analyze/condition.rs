@@ -248,6 +248,18 @@ fn is_time(node: &Node) -> bool {
 pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
+        // `options.delete(:include_subprojects)` reads (and removes) the option: the
+        // option's presence, as `options[:include_subprojects]` is.
+        Node::Call(call)
+            if call.name == "delete"
+                && call.recv.is_some()
+                && call.block.is_none()
+                && matches!(call.args.as_slice(), [Node::Sym(_)]) =>
+        {
+            let mut read = (**call).clone();
+            read.name = "[]".to_string();
+            spec(&Node::Call(Box::new(read)), env, lookup)
+        }
         Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond)),
         Node::Or(..) => any_of(&or_operands(cond)).unwrap_or_else(|| truthiness(cond)),
         Node::Lvar(name) if flag_like(name) => flag(name),
@@ -842,6 +854,15 @@ mod tests {
                 "payment transaction id".into(),
                 "payment transaction id".into()
             )
+        );
+        // A hash's `delete(:key)` reads the option as `[:key]` does.
+        assert_eq!(
+            summary(&cond_spec("payment.delete(:refund)")),
+            summary(&cond_spec("payment[:refund]"))
+        );
+        assert_eq!(
+            cond_spec("payment.delete(:refund)").kind.as_str(),
+            "presence"
         );
         let nil = cond_spec("user.nil?");
         assert_eq!(

@@ -624,6 +624,11 @@ fn call_noun(c: &Call, d: usize) -> String {
         "current" if matches!(recv, Some(Node::Const { .. })) => {
             return format!("current {}", words(&recv_noun().unwrap_or_default()))
         }
+        // `tag.time(...)`, `tag.div`: Rails' tag builder makes that element.
+        _ if matches!(recv, Some(Node::Call(t)) if t.name == "tag" && t.recv.is_none() && t.args.is_empty()) =>
+        {
+            return tag_noun(name);
+        }
         _ => {}
     }
     if recv.is_none() {
@@ -651,6 +656,20 @@ fn call_noun(c: &Call, d: usize) -> String {
     }
 }
 
+/// An HTML element by its tag: `a link` for `a`, else `an img tag`, `a span tag`.
+fn tag_noun(tag: &str) -> String {
+    if tag == "a" {
+        return "a link".to_string();
+    }
+    let tag = words(tag);
+    // As the tag is read aloud: `an em`, `an h3` ("aitch"), `a ul` ("you").
+    let vowel_sound = tag.starts_with(['a', 'e', 'i', 'o'])
+        || matches!(tag.as_str(), "hr" | "li" | "s")
+        || (tag.len() == 2 && tag.starts_with('h'));
+    let article = if vowel_sound { "an" } else { "a" };
+    format!("{article} {tag} tag")
+}
+
 /// Implicit-receiver calls (helpers, attributes, private readers).
 fn helper_noun(c: &Call, d: usize) -> String {
     let name = c.name.as_str();
@@ -669,7 +688,7 @@ fn helper_noun(c: &Call, d: usize) -> String {
             }
         }
         "content_tag" => match c.args.first() {
-            Some(Node::Sym(s) | Node::Str(s)) => format!("a {} tag", words(s)),
+            Some(Node::Sym(s) | Node::Str(s)) => tag_noun(s),
             _ => "an HTML tag".to_string(),
         },
         "tag" => "an HTML tag".to_string(),
@@ -1021,7 +1040,7 @@ fn call_action(c: &Call) -> Option<String> {
         // `parse(file)` → `parses file`; `register_by_email(@user)` says its object.
         return verb_phrase(name).map(|v| match (v.contains(' '), c.args.first()) {
             (false, Some(a)) if !matches!(a, Node::Hash(_)) => format!("{v} {}", noun(a)),
-            _ => v,
+            _ => object_of_preposition(&v, c),
         });
     }
     verb_phrase(name).map(|v| {
@@ -1029,10 +1048,32 @@ fn call_action(c: &Call) -> Option<String> {
         let mut parts = v.splitn(2, ' ');
         let verb = parts.next().unwrap_or_default().to_string();
         match parts.next() {
-            Some(rest) => format!("{verb} {} {rest}", owner()),
+            Some(rest) => object_of_preposition(&format!("{verb} {} {rest}", owner()), c),
             None => format!("{verb} {}", owner()),
         }
     })
+}
+
+/// A phrase ending in a preposition (`increments the Keystore value for`) takes the
+/// call's first argument when it is a name (`... for the user`), else ends before it:
+/// `increment_value_for("user:#{id}:stories", -1)` → `increments the Keystore value`.
+fn object_of_preposition(phrase: &str, c: &Call) -> String {
+    let Some((head, last)) = phrase.rsplit_once(' ') else {
+        return phrase.to_string();
+    };
+    if !matches!(
+        last,
+        "of" | "by" | "to" | "for" | "on" | "in" | "with" | "from" | "at" | "as" | "into"
+    ) {
+        return phrase.to_string();
+    }
+    match c.args.first() {
+        Some(a @ (Node::Lvar(_) | Node::Ivar(_) | Node::Sym(_))) => format!("{phrase} {}", noun(a)),
+        Some(a @ Node::Call(n)) if n.args.is_empty() && n.block.is_none() => {
+            format!("{phrase} {}", noun(a))
+        }
+        _ => head.to_string(),
+    }
 }
 
 /// `the {adjective} {base}`, without a second article when `base` has one: `the joined
@@ -1107,6 +1148,11 @@ mod tests {
                 "a link to the user path",
             ),
             ("content_tag(:span, label, class: \"x\")", "a span tag"),
+            ("content_tag(:a, label, href: url)", "a link"),
+            ("content_tag(:img, nil, src: url)", "an img tag"),
+            ("content_tag(:ul, items)", "a ul tag"),
+            ("content_tag(:h3, title)", "an h3 tag"),
+            ("tag.time(label, datetime: at)", "a time tag"),
             (
                 "l(:notice_account_activated)",
                 "the notice account activated text",
@@ -1186,6 +1232,14 @@ mod tests {
                 Some("updates the record hotness"),
             ),
             ("pages.push(max)", Some("adds to the pages")),
+            (
+                "Keystore.increment_value_for(\"user:#{id}:stories\", -1)",
+                Some("increments the Keystore value"),
+            ),
+            (
+                "Notifier.send_notice_to(user)",
+                Some("sends the Notifier notice to user"),
+            ),
             (
                 "to_remove.each { |t| t.destroy }",
                 Some("goes through each of the to remove"),
