@@ -724,8 +724,21 @@ fn equality(call: &Call) -> Option<Spec> {
         (Some(l), _) => (lhs, l),
         (None, Some(l)) => (rhs, l),
         (None, None) => {
-            let a = subject_words(lhs);
-            let b = subject_words(rhs);
+            let mut a = subject_words(lhs);
+            let mut b = subject_words(rhs);
+            if a == b {
+                // `user.id == user_id`: `user id matching the record's user id`, not the
+                // same words twice.
+                let own = |n: &Node| {
+                    matches!(n, Node::Call(c) if c.args.is_empty()
+                        && matches!(c.recv.as_ref(), None | Some(Node::SelfRef)))
+                };
+                if own(rhs) {
+                    b = format!("the record's {b}");
+                } else if own(lhs) {
+                    a = format!("the record's {a}");
+                }
+            }
             return Some(Spec {
                 name: identifier(&format!("{a}_matches")),
                 description: format!("whether {a} equals {b}"),
@@ -854,6 +867,10 @@ mod tests {
                 "payment transaction id".into(),
                 "payment transaction id".into()
             )
+        );
+        assert_eq!(
+            summary(&cond_spec("user.id == user_id")).2,
+            "user id matching the record's user id"
         );
         // A hash's `delete(:key)` reads the option as `[:key]` does.
         assert_eq!(
