@@ -279,7 +279,7 @@ mod tests {
             vec![
                 "1 user [presence] present:user present | nil:user missing => returns false",
                 "2 user_moderator [boolean] true:moderator user -> returns true | false:NOT moderator user",
-                "3 user_id_matches [boolean] true:user id matching user id | false:user id NOT matching user id => returns false",
+                "3 user_id_matches [boolean] true:user id matching the record's user id | false:user id NOT matching the record's user id => returns false",
                 "4 moderated [boolean] true:moderated => returns false | false:NOT moderated -> returns true",
             ]
         );

@@ -724,23 +724,29 @@ fn equality(call: &Call) -> Option<Spec> {
         (Some(l), _) => (lhs, l),
         (None, Some(l)) => (rhs, l),
         (None, None) => {
-            let mut a = subject_words(lhs);
+            let a = subject_words(lhs);
             let mut b = subject_words(rhs);
-            if a == b {
-                // `user.id == user_id`: `user id matching the record's user id`, not the
-                // same words twice.
-                let own = |n: &Node| {
-                    matches!(n, Node::Call(c) if c.args.is_empty()
-                        && matches!(c.recv.as_ref(), None | Some(Node::SelfRef)))
-                };
-                if own(rhs) {
-                    b = format!("the record's {b}");
-                } else if own(lhs) {
-                    a = format!("the record's {a}");
-                }
+            let name = identifier(&format!("{a}_matches"));
+            // `user.id == user_id`: `user id matching the record's user id`, not the same
+            // words twice. Only another object's value against the record's own: in
+            // `title == title.upcase` both sides are the record's.
+            let own = |n: &Node| {
+                matches!(n, Node::Call(c) if c.args.is_empty()
+                    && matches!(c.recv.as_ref(), None | Some(Node::SelfRef)))
+            };
+            let other = |n: &Node| {
+                matches!(n, Node::Call(c) if c.recv.as_ref().is_some_and(|r| {
+                    !own(r) && !matches!(r, Node::SelfRef)
+                }))
+            };
+            let mut a = a;
+            if a == b && own(rhs) && other(lhs) {
+                b = format!("the record's {b}");
+            } else if a == b && own(lhs) && other(rhs) {
+                a = format!("the record's {a}");
             }
             return Some(Spec {
-                name: identifier(&format!("{a}_matches")),
+                name,
                 description: format!("whether {a} equals {b}"),
                 kind: CharType::Boolean,
                 truthy: value(Value::Bool(true), format!("{a} matching {b}")),
