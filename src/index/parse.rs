@@ -577,7 +577,27 @@ impl Extractor<'_> {
                         }
                     }
                 }
+                // `with_options if: :active? do validates ... end`: the calls inside take
+                // the block's options (a validation or filter there is conditional).
+                let shared = (implicit && name == b"with_options")
+                    .then_some(ctx.scope)
+                    .flatten()
+                    .map(|scope| {
+                        let first = self.classes.get(scope).map_or(0, |c| c.dsl.len());
+                        (scope, first, self.dsl_call(name, &args, call).options)
+                    });
                 self.body(&body, &mut inner);
+                if let Some((scope, first, options)) = shared {
+                    if let Some(class) = self.classes.get_mut(scope) {
+                        for dsl in class.dsl.iter_mut().skip(first) {
+                            for (key, values) in &options {
+                                if !dsl.options.iter().any(|(k, _)| k == key) {
+                                    dsl.options.push((key.clone(), values.clone()));
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -262,6 +262,26 @@ mod tests {
     }
 
     #[test]
+    fn a_validation_under_with_options_is_conditional() {
+        let facts = extract(
+            "app/models/member.rb",
+            b"class Member < ApplicationRecord\n  with_options if: :active? do\n    validates_presence_of :project\n  end\n  validates :name, presence: true\nend\n",
+        );
+        let class = facts.classes.first().expect("class");
+        assert_eq!(validated_present(class), vec!["name"]);
+        // A filter inside takes the block's `only:`.
+        assert_eq!(
+            triggers_of(
+                "class PostsController < ApplicationController\n  with_options only: [:show, :edit] do\n    before_action :find_post\n  end\n\n  private\n\n  def find_post; end\nend\n"
+            ),
+            vec![(
+                "PostsController#find_post".to_string(),
+                Some("before_action (only: show, edit)".to_string())
+            )]
+        );
+    }
+
+    #[test]
     fn a_concern_registers_in_its_included_block() {
         assert_eq!(
             triggers_of(
