@@ -164,6 +164,21 @@ pub(super) fn reads_element_of(a: &Node, b: &Node) -> bool {
     key.len() < 100 && !key.contains("&.") && (recv.render() == key || reads_element_of(a, recv))
 }
 
+/// What a two-valued characteristic asks, the same whichever way the condition is written
+/// (`x.nil?` and `x` ask one question).
+fn question_of(spec: &Spec) -> String {
+    format!(
+        "{}|{}|{}",
+        spec.kind.as_str(),
+        spec.description,
+        if spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false) {
+            &spec.falsy.description
+        } else {
+            &spec.truthy.description
+        }
+    )
+}
+
 /// `params` (the request's).
 fn is_params(node: &Node) -> bool {
     matches!(node, Node::Call(p) if p.name == "params" && p.recv.is_none() && p.args.is_empty())
@@ -592,6 +607,27 @@ impl<'a> Walker<'a> {
             Node::Or(a, b) if self.known(a) == Some(false) => self.condition(b, at, lines),
             Node::Or(a, b) if self.known(b) == Some(false) => self.condition(a, at, lines),
             Node::Not(inner) => self.condition(inner, at, lines).swapped(),
+            // A part asked already on this path (`status == "offline" || status ==
+            // "readonly"` under `status` NOT offline): the condition is the other part, or
+            // that part alone when it decides the whole.
+            Node::Or(a, b) if self.answered_cond(a, at) == Some(false) => {
+                self.condition(b, at, lines)
+            }
+            Node::Or(a, b) if self.answered_cond(b, at) == Some(false) => {
+                self.condition(a, at, lines)
+            }
+            Node::And(a, b) if self.answered_cond(a, at) == Some(true) => {
+                self.condition(b, at, lines)
+            }
+            Node::And(a, b) if self.answered_cond(b, at) == Some(true) => {
+                self.condition(a, at, lines)
+            }
+            Node::Or(a, _) if self.answered_cond(a, at) == Some(true) => {
+                self.condition(a, at, lines)
+            }
+            Node::And(a, _) if self.answered_cond(a, at) == Some(false) => {
+                self.condition(a, at, lines)
+            }
             // `node && node[name]`: a missing `node` is one way for `node[name]` to be
             // missing, so the read alone is the characteristic (J21).
             Node::And(a, b) if reads_element_of(a, b) => {
@@ -772,17 +808,7 @@ impl<'a> Walker<'a> {
         if let Some(name) = &local {
             spec.description = format!("{} (as {name})", spec.description);
         }
-        let question = format!(
-            "{}|{}|{}",
-            spec.kind.as_str(),
-            spec.description,
-            if spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false)
-            {
-                &spec.falsy.description
-            } else {
-                &spec.truthy.description
-            }
-        );
+        let question = question_of(&spec);
         if let Some(index) = self.asked_beside(&question, at) {
             // The same question asked again beside the first (`h = {.. ids == :all ? ..}`
             // twice in a row): one characteristic, whose values take both branches.
@@ -1195,6 +1221,23 @@ impl<'a> Walker<'a> {
             return Some(Local::Condition(value.clone()));
         }
         None
+    }
+
+    /// The value of `cond` when a characteristic on the path to `at` asked the same
+    /// question (a leaf's question; compounds are not looked up).
+    fn answered_cond(&self, cond: &Node, at: At) -> Option<bool> {
+        if matches!(cond, Node::And(..) | Node::Or(..)) || at.parent.is_none() {
+            return None;
+        }
+        let (cond, negated) = match cond {
+            Node::Not(inner) => (inner.as_ref(), true),
+            other => (other, false),
+        };
+        let spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
+        let positive = self.answered(&question_of(&spec), at)?;
+        let truthy_is_positive =
+            !(spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false));
+        Some((positive == truthy_is_positive) != negated)
     }
 
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so

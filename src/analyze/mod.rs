@@ -1113,6 +1113,23 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_part_asked_already_on_the_path_is_not_asked_again() {
+        // osm's check_database_readable then check_database_writable: under `NOT
+        // offline`, `offline || readonly` asks only readonly.
+        let m = analyze_one(
+            "class Gate\n  def open?(status)\n    return false if status == \"offline\"\n    return false if status == \"offline\" || status == \"readonly\"\n\n    true\n  end\nend\n",
+            "open?",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 status [enum] offline:offline => returns false | other:NOT offline",
+                "2 status_2 [enum] readonly:readonly => returns false | other:NOT readonly -> returns true",
+            ]
+        );
+    }
+
+    #[test]
     fn bank_ids_are_unique_and_counted() {
         let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
         let facts = extract_with(

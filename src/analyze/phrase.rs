@@ -361,7 +361,11 @@ fn noun_at(node: &Node, depth: usize) -> String {
         Node::If(i) => {
             let then = noun_at(&i.then, d);
             match &i.els {
-                Some(e) => format!("{then} or {}", noun_at(e, d)),
+                // Both branches alike (`scope.where(a)` or `scope.where(b)`): said once.
+                Some(e) => match noun_at(e, d) {
+                    other if other == then => then,
+                    other => format!("{then} or {other}"),
+                },
                 None => then,
             }
         }
