@@ -384,7 +384,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 changeset_user_kind [enum] deleted:status deleted -> returns the users.deleted text | data_public:data public -> returns a link to the changeset user | other:other changeset user kind -> returns the browse.anonymous text"]
+            vec!["1 changeset_user_kind [enum] deleted:status deleted -> returns the users deleted text | data_public:data public -> returns a link to the changeset user | other:other changeset user kind -> returns the browse anonymous text"]
         );
         // The object missing is no kind of it: chained characteristics.
         let m = analyze_one(

@@ -628,6 +628,9 @@ fn call_noun(c: &Call, d: usize) -> String {
         "current" if matches!(recv, Some(Node::Const { .. })) => {
             return format!("current {}", words(&recv_noun().unwrap_or_default()))
         }
+        // `-LON_LIMIT`, `+x`: unary signs.
+        "-@" => return format!("minus {}", recv_noun().unwrap_or_default()),
+        "+@" => return recv_noun().unwrap_or_default(),
         // `tag.time(...)`, `tag.div`: Rails' tag builder makes that element.
         _ if matches!(recv, Some(Node::Call(t)) if t.name == "tag" && t.recv.is_none() && t.args.is_empty()) =>
         {
@@ -674,15 +677,25 @@ fn tag_noun(tag: &str) -> String {
     format!("{article} {tag} tag")
 }
 
+/// A translation key in words, from its last segments: `users.no_such_user.deleted` →
+/// `no such user deleted`, `issues.helper.reportable_heading.user_html` → `reportable
+/// heading user` (the `_html` suffix only says the text is safe).
+fn translation_words(key: &str) -> String {
+    let segments: Vec<&str> = key
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.strip_suffix("_html").unwrap_or(s))
+        .collect();
+    match segments.as_slice() {
+        [] => "translated".to_string(),
+        [.., before, last] if !last.contains('_') => words(&format!("{before}_{last}")),
+        [.., last] => words(last),
+    }
+}
+
 /// Implicit-receiver calls (helpers, attributes, private readers).
 fn helper_noun(c: &Call, d: usize) -> String {
     let name = c.name.as_str();
-    let first_text = || {
-        c.args.first().and_then(|a| match a {
-            Node::Sym(s) | Node::Str(s) => Some(words(s.trim_start_matches('.'))),
-            _ => None,
-        })
-    };
     match name {
         "params" => "the params".to_string(),
         "link_to" | "link_to_if" | "link_to_unless" | "button_to" | "mail_to" => {
@@ -699,9 +712,9 @@ fn helper_noun(c: &Call, d: usize) -> String {
         "image_tag" => "an image tag".to_string(),
         "javascript_tag" => "a script tag".to_string(),
         "render" => "the rendered partial".to_string(),
-        "l" | "t" | "translate" | "localize" => match first_text() {
-            Some(key) => format!("the {key} text"),
-            None => "the translated text".to_string(),
+        "l" | "t" | "translate" | "localize" => match c.args.first() {
+            Some(Node::Sym(k) | Node::Str(k)) => format!("the {} text", translation_words(k)),
+            _ => "the translated text".to_string(),
         },
         "h" | "html_escape" | "sanitize" | "raw" | "strip_tags" | "simple_format"
         | "escape_javascript" | "j" => c
@@ -1157,11 +1170,20 @@ mod tests {
             ("content_tag(:ul, items)", "a ul tag"),
             ("content_tag(:h3, title)", "an h3 tag"),
             ("tag.time(label, datetime: at)", "a time tag"),
+            ("-LON_LIMIT", "minus LON_LIMIT"),
             (
                 "l(:notice_account_activated)",
                 "the notice account activated text",
             ),
             ("t(\".terms_accepted\")", "the terms accepted text"),
+            (
+                "t(\"users.no_such_user.deleted\")",
+                "the no such user deleted text",
+            ),
+            (
+                "t(\"issues.helper.reportable_heading.user_html\")",
+                "the reportable heading user text",
+            ),
             (
                 "BoundingBox.from_bbox_params(params)",
                 "BoundingBox from bbox params",
