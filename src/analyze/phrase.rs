@@ -508,6 +508,17 @@ fn call_noun(c: &Call, d: usize) -> String {
     if name == "[]" {
         return index_noun(recv, &c.args, d);
     }
+    // `params.dig(:story, :url)`: the nested param, `story url param`.
+    if name == "dig"
+        && !c.args.is_empty()
+        && c.args
+            .iter()
+            .all(|a| matches!(a, Node::Sym(_) | Node::Str(_)))
+        && matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none())
+    {
+        let keys: Vec<String> = c.args.iter().map(|k| key_words(k, d)).collect();
+        return format!("{} param", keys.join(" "));
+    }
     if let (Some(r), Some(a), Some(op)) = (recv, c.args.first(), arithmetic(name)) {
         if c.args.len() == 1 {
             return format!("{} {op} {}", noun_at(r, d), noun_at(a, d));
@@ -1171,6 +1182,7 @@ mod tests {
             ("content_tag(:h3, title)", "an h3 tag"),
             ("tag.time(label, datetime: at)", "a time tag"),
             ("-LON_LIMIT", "minus LON_LIMIT"),
+            ("params.dig(:story, :url)", "story url param"),
             (
                 "l(:notice_account_activated)",
                 "the notice account activated text",
