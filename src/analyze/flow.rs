@@ -522,6 +522,8 @@ impl<'a> Walker<'a> {
 
     /// The outcome of the last statement of a path.
     pub fn outcome_of(&mut self, stmt: &Node, tail: bool) -> Outcome {
+        let renamed = self.named_receiver(stmt);
+        let stmt = renamed.as_ref().unwrap_or(stmt);
         if !tail && is_plain_value(stmt) && !matches!(stmt, Node::Other { .. }) {
             // A value in the middle of the method (a private method's result) does
             // nothing by itself.
@@ -1012,6 +1014,52 @@ impl<'a> Walker<'a> {
             question: String::new(),
         });
         self.chars.len() - 1
+    }
+
+    /// `s << "x"` after `s = +""`, `m.save!` after `m = Moderation.new`: the statement
+    /// with its receiver, a local of one or two letters (not a parameter; `out` and `row`
+    /// say what they are), named after
+    /// what it holds (`text`, `list`, `moderation`), so its text does not read "adds to
+    /// the s". `None` when there is nothing to rename.
+    fn named_receiver(&self, stmt: &Node) -> Option<Node> {
+        let mut root = match stmt {
+            Node::Call(c) => c.recv.as_ref()?,
+            _ => return None,
+        };
+        while let Node::Call(c) = root {
+            root = c.recv.as_ref()?;
+        }
+        let Node::Lvar(name) = root else { return None };
+        if name.chars().count() > 2 || self.cx.method.params.iter().any(|p| p.name == *name) {
+            return None;
+        }
+        let held = match self.assigned.get(name)? {
+            Node::Str(_) => "text".to_string(),
+            Node::Other { text, .. } if text.starts_with(['"', '\'', '+']) => "text".to_string(),
+            Node::Call(c) if c.name == "+@" && matches!(c.recv, Some(Node::Str(_))) => {
+                "text".to_string()
+            }
+            Node::Array(_) => "list".to_string(),
+            Node::Call(c) if c.name == "new" => match c.recv.as_ref() {
+                Some(Node::Const { path, .. }) if path == "String" => "text".to_string(),
+                Some(Node::Const { path, .. }) if path == "Array" => "list".to_string(),
+                // An acronym (`ITCPDF`) says less as `itcpdf` than the local's own name.
+                Some(Node::Const { path, .. }) => {
+                    let class = path.rsplit("::").next().unwrap_or(path);
+                    let acronym = class
+                        .as_bytes()
+                        .windows(2)
+                        .any(|w| w.iter().all(u8::is_ascii_uppercase));
+                    if acronym {
+                        return None;
+                    }
+                    crate::naming::underscore(class)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(replace_lvar(stmt, name, &Node::Lvar(held)))
     }
 
     /// A characteristic asking `question` attached exactly at `at` (a sibling placed

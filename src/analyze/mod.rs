@@ -1130,6 +1130,18 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_short_local_reads_as_what_it_holds() {
+        let m = analyze_one(
+            "class Comment\n  def undelete(user)\n    if user.moderator?\n      m = Moderation.new\n      m.action = \"undeleted\"\n      m.save!\n    end\n  end\nend\n",
+            "undelete",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec!["1 user_moderator [boolean] true:moderator user -> saves the moderation | false:NOT moderator user => returns nil"]
+        );
+    }
+
+    #[test]
     fn bank_ids_are_unique_and_counted() {
         let src = "class A\n  def a(x)\n    return nil unless x\n    1\n  end\n\n  def b(y)\n    return nil if y.nil?\n    2\n  end\nend\n";
         let facts = extract_with(
