@@ -612,23 +612,11 @@ impl<'a> Walker<'a> {
             // A part asked already on this path (`status == "offline" || status ==
             // "readonly"` under `status` NOT offline): the condition is the other part, or
             // that part alone when it decides the whole.
-            Node::Or(a, b) if self.answered_cond(a, at) == Some(false) => {
-                self.condition(b, at, lines)
-            }
-            Node::Or(a, b) if self.answered_cond(b, at) == Some(false) => {
-                self.condition(a, at, lines)
-            }
-            Node::And(a, b) if self.answered_cond(a, at) == Some(true) => {
-                self.condition(b, at, lines)
-            }
-            Node::And(a, b) if self.answered_cond(b, at) == Some(true) => {
-                self.condition(a, at, lines)
-            }
-            Node::Or(a, _) if self.answered_cond(a, at) == Some(true) => {
-                self.condition(a, at, lines)
-            }
-            Node::And(a, _) if self.answered_cond(a, at) == Some(false) => {
-                self.condition(a, at, lines)
+            Node::And(..) | Node::Or(..) if self.part_to_ask(cond, at).is_some() => {
+                match self.part_to_ask(cond, at) {
+                    Some(part) => self.condition(part, at, lines),
+                    None => self.leaf(cond, at, lines),
+                }
             }
             // `node && node[name]`: a missing `node` is one way for `node[name]` to be
             // missing, so the read alone is the characteristic (J21).
@@ -1018,9 +1006,8 @@ impl<'a> Walker<'a> {
 
     /// `s << "x"` after `s = +""`, `m.save!` after `m = Moderation.new`: the statement
     /// with its receiver, a local of one or two letters (not a parameter; `out` and `row`
-    /// say what they are), named after
-    /// what it holds (`text`, `list`, `moderation`), so its text does not read "adds to
-    /// the s". `None` when there is nothing to rename.
+    /// say what they are), named after what it holds (`text`, `list`, `moderation`), so
+    /// its text does not read "adds to the s". `None` when there is nothing to rename.
     fn named_receiver(&self, stmt: &Node) -> Option<Node> {
         let mut root = match stmt {
             Node::Call(c) => c.recv.as_ref()?,
@@ -1269,6 +1256,23 @@ impl<'a> Walker<'a> {
             return Some(Local::Condition(value.clone()));
         }
         None
+    }
+
+    /// For `a && b` or `a || b` with a part answered on the path to `at`: the part left to
+    /// ask (the other one), or the answered part when it decides the whole (`a` false in
+    /// `a && b`, true in `a || b`).
+    fn part_to_ask<'n>(&self, cond: &'n Node, at: At) -> Option<&'n Node> {
+        let (a, b, deciding) = match cond {
+            Node::And(a, b) => (a.as_ref(), b.as_ref(), false),
+            Node::Or(a, b) => (a.as_ref(), b.as_ref(), true),
+            _ => return None,
+        };
+        match (self.answered_cond(a, at), self.answered_cond(b, at)) {
+            (Some(v), _) if v == deciding => Some(a),
+            (Some(_), _) => Some(b),
+            (None, Some(v)) if v != deciding => Some(a),
+            _ => None,
+        }
     }
 
     /// The value of `cond` when a characteristic on the path to `at` asked the same
