@@ -133,10 +133,11 @@ pub struct Walker<'a> {
     depth: usize,
     /// The `rescue` clauses around the code being walked, innermost last (J19).
     pub rescuing: Vec<Rescuing>,
-    /// The route params (`cx.route_params`) a condition was decided by (J20).
-    pub route_params_used: std::cell::RefCell<std::collections::BTreeSet<String>>,
-    /// The validated attributes (`cx.validated`) a condition was decided by (J22).
-    pub validated_used: std::cell::RefCell<std::collections::BTreeSet<String>>,
+    /// What `known` decided conditions by, per rule: the route params of J20
+    /// (`` `params[:id]` ``), the validated attributes of J22 (`` `user_id` ``). Noted once
+    /// the walk ends ([`Walker::note_decided`]); `known` takes `&self`, hence the cell.
+    decided_by:
+        std::cell::RefCell<std::collections::BTreeMap<Rule, std::collections::BTreeSet<String>>>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -222,8 +223,7 @@ impl<'a> Walker<'a> {
             taken: std::collections::HashSet::new(),
             next_suffix: std::collections::HashMap::new(),
             depth: 0,
-            route_params_used: Default::default(),
-            validated_used: Default::default(),
+            decided_by: Default::default(),
             rescuing: Vec::new(),
         }
     }
@@ -1182,10 +1182,24 @@ impl<'a> Walker<'a> {
         if !self.cx.validated.contains(&c.name) {
             return false;
         }
-        if let Ok(mut used) = self.validated_used.try_borrow_mut() {
-            used.insert(c.name.clone());
-        }
+        self.decided(Rule::ValidatedPresent, format!("`{}`", c.name));
         true
+    }
+
+    /// Records what decided a condition under `rule` (see `decided_by`).
+    fn decided(&self, rule: Rule, detail: String) {
+        if let Ok(mut by) = self.decided_by.try_borrow_mut() {
+            by.entry(rule).or_default().insert(detail);
+        }
+    }
+
+    /// Notes each rule `known` decided conditions by, with what it read.
+    pub fn note_decided(&mut self) {
+        let by = std::mem::take(self.decided_by.get_mut());
+        for (rule, details) in by {
+            let details: Vec<String> = details.into_iter().collect();
+            self.apply(rule, Some(&details.join(", ")));
+        }
     }
 
     /// Whether `key` (`:id`, `"id"`) names one of the action's route params; noted.
@@ -1197,9 +1211,7 @@ impl<'a> Walker<'a> {
         if !self.cx.route_params.iter().any(|p| p == name) {
             return false;
         }
-        if let Ok(mut used) = self.route_params_used.try_borrow_mut() {
-            used.insert(name.clone());
-        }
+        self.decided(Rule::RouteParamPresent, format!("`params[:{name}]`"));
         true
     }
 

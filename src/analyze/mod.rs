@@ -317,14 +317,17 @@ fn analyze_method(
     let class = request.class_name.as_str();
     let initialize = class_methods.initialize;
     let privates = class_methods.privates(method.kind);
-    let trigger = if method.is_public_api() {
-        None
-    } else {
-        crate::index::rails::triggers(facts)
-            .get(index)
-            .cloned()
-            .flatten()
-    };
+    // What registers the method with Rails, if anything; a public method is a unit of its
+    // own (no trigger in its answer), but one registered as a callback (redmine's
+    // `before_destroy :set_issue_category_nil`) still runs on a valid record there.
+    let registered = crate::index::rails::triggers(facts)
+        .get(index)
+        .cloned()
+        .flatten();
+    let on_valid_record = registered
+        .as_ref()
+        .is_some_and(crate::index::rails::Trigger::on_valid_record);
+    let trigger = registered.filter(|_| !method.is_public_api());
     let filter = trigger.as_ref().is_some_and(|t| !t.is_model());
     let cx = MethodCx {
         facts,
@@ -348,20 +351,15 @@ fn analyze_method(
         } else {
             Vec::new()
         },
-        // A public method Rails also calls back (redmine's `before_destroy
-        // :set_issue_category_nil`) runs on a valid record there too.
-        validated: match crate::index::rails::triggers(facts)
-            .get(index)
-            .cloned()
-            .flatten()
-        {
-            Some(t) if t.on_valid_record() => facts
+        validated: if on_valid_record {
+            facts
                 .classes
                 .iter()
                 .filter(|c| c.name == class)
                 .flat_map(crate::index::rails::validated_present)
-                .collect(),
-            _ => Vec::new(),
+                .collect()
+        } else {
+            Vec::new()
         },
     };
     let mut walker = Walker::new(&cx);
@@ -407,24 +405,7 @@ fn analyze_method(
         }
     }
     let end = walker.seq(&stmts, flow::At::root(), true);
-    let used: Vec<String> = walker
-        .route_params_used
-        .borrow()
-        .iter()
-        .map(|p| format!("`params[:{p}]`"))
-        .collect();
-    if !used.is_empty() {
-        walker.apply(rules::Rule::RouteParamPresent, Some(&used.join(", ")));
-    }
-    let used: Vec<String> = walker
-        .validated_used
-        .borrow()
-        .iter()
-        .map(|p| format!("`{p}`"))
-        .collect();
-    if !used.is_empty() {
-        walker.apply(rules::Rule::ValidatedPresent, Some(&used.join(", ")));
-    }
+    walker.note_decided();
     let outcome = match &end {
         End::Done(o) | End::Exited(o) if walker.chars.is_empty() => Some(o.behavior(false)),
         _ => None,

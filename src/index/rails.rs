@@ -58,28 +58,6 @@ pub struct Trigger {
     pub scope: Option<String>,
 }
 
-/// Callbacks that run on a record that passed its validations (being saved, or loaded
-/// from the database to be destroyed): what the model validates is true there.
-const ON_VALID_RECORD: &[&str] = &[
-    "before_save",
-    "around_save",
-    "after_save",
-    "before_create",
-    "around_create",
-    "after_create",
-    "before_update",
-    "around_update",
-    "after_update",
-    "before_destroy",
-    "around_destroy",
-    "after_destroy",
-    "after_commit",
-    "after_create_commit",
-    "after_update_commit",
-    "after_destroy_commit",
-    "after_save_commit",
-];
-
 /// The attributes and associations whose presence `class` validates on every save
 /// (`validates_presence_of :principal, :project`, `validates :name, presence: true`; not
 /// under `if:`, `unless:`, `on:`, `allow_blank:` or `allow_nil:`), with the foreign key of each validated `belongs_to`
@@ -132,10 +110,22 @@ pub fn validated_present(class: &ClassFacts) -> Vec<String> {
 }
 
 impl Trigger {
-    /// A model callback that runs on a record that passed its validations
-    /// (`before_save`, `after_create`, `before_destroy`...; not `before_validation`).
+    /// A model callback that runs on a record that passed its validations (being saved, or
+    /// loaded to be destroyed): `before_save`, `after_create`, `before_destroy`...; not
+    /// `before_validation`.
     pub fn on_valid_record(&self) -> bool {
-        ON_VALID_RECORD.contains(&self.dsl.as_str())
+        // Every model callback but those that run before validation, on a record that
+        // may not be valid (a rollback, a new or loaded record, a touch).
+        CALLBACKS.contains(&self.dsl.as_str())
+            && !matches!(
+                self.dsl.as_str(),
+                "before_validation"
+                    | "after_validation"
+                    | "after_rollback"
+                    | "after_initialize"
+                    | "after_find"
+                    | "after_touch"
+            )
     }
 
     /// `before_create`, `after_commit (on: create)`, `before_action (only: create,
