@@ -67,35 +67,15 @@ impl Walker<'_> {
             },
             _ => return None,
         };
-        let block = call.block.as_ref()?;
-        if call.name == "respond_to" || deferred(call) || !decides(&block.body) {
-            return None;
-        }
+        let Some(block) = call
+            .block
+            .as_ref()
+            .filter(|b| call.name != "respond_to" && walked(call) && decides(&b.body))
+        else {
+            return self.splice_nested(stmt, wrap.is_some());
+        };
         let iteration = ITERATIONS.contains(&call.name.as_str());
-        if iteration {
-            self.apply(Rule::BlockRunsOnce, Some(&format!("`{}`", call.name)));
-        }
-        let mut out = statements(&block.body);
-        // `users.find_each do |u|`: a short block parameter reads as one of the
-        // collection (`user`).
-        // `Moderation.create do |m|`: the record being built (`moderation`).
-        let builds = matches!(call.recv.as_ref(), Some(Node::Const { .. }))
-            && BUILDERS.contains(&call.name.as_str());
-        if let (true, Some(param), Some(recv)) =
-            (iteration || builds, block.params.first(), &call.recv)
-        {
-            if param.chars().count() <= 2 {
-                let noun = super::phrase::noun(recv);
-                let one = if builds { Some(noun) } else { singular(&noun) };
-                if let Some(one) = one {
-                    let renamed = Node::Lvar(one);
-                    out = out
-                        .iter()
-                        .map(|s| rename_lvar(s, param, &renamed))
-                        .collect();
-                }
-            }
-        }
+        let mut out = self.block_statements(call, block);
         let without_block = Node::Call(Box::new(Call {
             block: None,
             ..call.clone()
@@ -135,6 +115,69 @@ impl Walker<'_> {
             _ if iteration && last => out.push(without_block),
             _ => {}
         }
+        Some(out)
+    }
+
+    /// The statements of a block call's block, walked where the call stands. A short block
+    /// parameter is renamed after what it holds: `users.find_each do |u|` reads as one of
+    /// the collection (`user`), `Moderation.create do |m|` as the record being built
+    /// (`moderation`).
+    fn block_statements(&mut self, call: &Call, block: &Block) -> Vec<Node> {
+        let iteration = ITERATIONS.contains(&call.name.as_str());
+        if iteration {
+            self.apply(Rule::BlockRunsOnce, Some(&format!("`{}`", call.name)));
+        }
+        let out = statements(&block.body);
+        let builds = matches!(call.recv.as_ref(), Some(Node::Const { .. }))
+            && BUILDERS.contains(&call.name.as_str());
+        if let (true, Some(param), Some(recv)) =
+            (iteration || builds, block.params.first(), &call.recv)
+        {
+            if param.chars().count() <= 2 {
+                let noun = super::phrase::noun(recv);
+                let one = if builds { Some(noun) } else { singular(&noun) };
+                if let Some(one) = one {
+                    let renamed = Node::Lvar(one);
+                    return out
+                        .iter()
+                        .map(|s| rename_lvar(s, param, &renamed))
+                        .collect();
+                }
+            }
+        }
+        out
+    }
+
+    /// A deciding block call inside a statement's value, as a receiver or an argument
+    /// (`@expand ||= List.new(locales.each_with_object([]) do ... end.uniq)`): the block's
+    /// statements, then the statement with the block taken off.
+    fn splice_nested(&mut self, stmt: &Node, wrapped: bool) -> Option<Vec<Node>> {
+        let value = match stmt {
+            Node::Assign { value, .. }
+            | Node::Return {
+                value: Some(value), ..
+            } if wrapped => value.as_ref(),
+            Node::Call(_) => stmt,
+            _ => return None,
+        };
+        let (call, stripped) = take_nested_block(value, true)?;
+        let block = call.block.as_ref()?;
+        let mut out = self.block_statements(&call, block);
+        out.push(match stmt {
+            Node::Assign {
+                target, op, line, ..
+            } => Node::Assign {
+                target: target.clone(),
+                op: op.clone(),
+                value: Box::new(stripped),
+                line: *line,
+            },
+            Node::Return { line, .. } => Node::Return {
+                value: Some(Box::new(stripped)),
+                line: *line,
+            },
+            _ => stripped,
+        });
         Some(out)
     }
 
@@ -278,9 +321,78 @@ fn rename_lvar(node: &Node, from: &str, to: &Node) -> Node {
     }
 }
 
+/// The first deciding block call nested in a call's receiver chain or arguments (`node`
+/// itself when `top` is false), and `node` with that block taken off. Blocks stored to run
+/// later (`lambda do`) are neither taken nor looked into.
+fn take_nested_block(node: &Node, top: bool) -> Option<(Call, Node)> {
+    let Node::Call(c) = node else { return None };
+    if deferred(c) {
+        return None;
+    }
+    // A `map` inside an expression: a condition in its block chooses an element's value,
+    // which the expression goes on to combine; the method's paths stay the same.
+    let maps = matches!(
+        c.name.as_str(),
+        "map" | "map!" | "collect" | "flat_map" | "filter_map"
+    );
+    if !top && !maps && walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)) {
+        let stripped = Call {
+            block: None,
+            ..(**c).clone()
+        };
+        return Some(((**c).clone(), Node::Call(Box::new(stripped))));
+    }
+    if let Some((found, recv)) = c.recv.as_ref().and_then(|r| take_nested_block(r, false)) {
+        let rebuilt = Call {
+            recv: Some(recv),
+            ..(**c).clone()
+        };
+        return Some((found, Node::Call(Box::new(rebuilt))));
+    }
+    c.args.iter().enumerate().find_map(|(i, arg)| {
+        let (found, replaced) = take_nested_block(arg, false)?;
+        let mut args = c.args.clone();
+        if let Some(slot) = args.get_mut(i) {
+            *slot = replaced;
+        }
+        let rebuilt = Call {
+            args,
+            ..(**c).clone()
+        };
+        Some((found, Node::Call(Box::new(rebuilt))))
+    })
+}
+
+/// Calls whose block computes a key or an amount per element (`sort_by { |i| i.top? ? 0 :
+/// 1 }`): a condition there orders, groups or counts the elements; it chooses no path of
+/// the method, so the block is not walked as the method's.
+const KEY_BLOCKS: &[&str] = &[
+    "sort_by",
+    "sort_by!",
+    "sort",
+    "min_by",
+    "max_by",
+    "minmax_by",
+    "group_by",
+    "index_by",
+    "partition",
+    "chunk_while",
+    "slice_when",
+    "uniq",
+    "sum",
+    "count",
+    "tally_by",
+];
+
+/// Whether a call's block is walked as part of the method: not stored to run later, not
+/// computing a key per element.
+fn walked(call: &Call) -> bool {
+    !deferred(call) && !KEY_BLOCKS.contains(&call.name.as_str())
+}
+
 /// A block that is stored to run later, not run by the call: `lambda do`, `proc`,
 /// `Proc.new`, `define_method`, `Thread.new`.
-fn deferred(call: &Call) -> bool {
+pub(super) fn deferred(call: &Call) -> bool {
     matches!(call.name.as_str(), "lambda" | "proc" | "define_method")
         || (call.name == "new"
             && matches!(&call.recv, Some(Node::Const { path, .. }) if matches!(path.as_str(), "Proc" | "Thread" | "Fiber")))
@@ -306,12 +418,14 @@ fn decides(body: &Node) -> bool {
         Node::Begin(b) => !b.rescues.is_empty() || decides(&b.body),
         Node::Call(c) => {
             c.safe_nav
-                || (!deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || (walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || take_nested_block(s, true).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
             matches!(value.as_ref(), Node::If(_) | Node::Case(_))
-                || matches!(value.as_ref(), Node::Call(c) if !deferred(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || matches!(value.as_ref(), Node::Call(c) if walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
+                || take_nested_block(value, true).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         other => super::embedded::holds_conditional_value(other),
@@ -389,6 +503,30 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec!["1 category [presence] present:category present -> returns category category | nil:category missing => returns nil"]
+        );
+    }
+
+    #[test]
+    fn a_deciding_block_nested_in_a_memoized_value_is_walked() {
+        let m = analyze_one(
+            "class LocaleList < Array\n  def expand\n    @expand ||= LocaleList.new(reverse.each_with_object([]) do |locale, expanded|\n      expanded << locale if expanded.exclude?(locale)\n    end.uniq)\n  end\nend\n",
+            "expand",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 expanded_exclude [boolean] true:expanded excluding locale -> adds to the expanded | false:NOT expanded excluding locale -> returns cached expand"]
+        );
+    }
+
+    #[test]
+    fn a_map_inside_an_expression_and_a_sort_key_choose_no_path() {
+        let src = "class LocaleList < Array\n  def labels\n    names.join(\", \") + items.map { |i| i.admin? ? \"A\" : \"B\" }.join\n  end\n\n  def ranked\n    items.sort_by { |i| i.preferred? ? 0 : 1 }.first\n  end\nend\n";
+        assert!(flat(&analyze_one(src, "labels")).is_empty());
+        let ranked = analyze_one(src, "ranked");
+        assert!(flat(&ranked).is_empty());
+        assert_eq!(
+            ranked.outcome.map(|o| o.description).as_deref(),
+            Some("returns the first of the sorted items")
         );
     }
 }

@@ -525,9 +525,19 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             .filter(|r| !matches!(r, Node::SelfRef))
             .map(subject_words);
         let truthy = phrase::predicate(&Node::Call(Box::new(call.clone())));
-        let char_name = match &subject {
-            Some(s) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),
-            None => predicate_name(name),
+        // `choice.is_a?(Array)`: named after the type asked (`choice_is_array`), not the
+        // predicate's last word (`choice_a`).
+        let type_asked = match (name, call.args.first()) {
+            ("is_a?" | "kind_of?" | "instance_of?", Some(Node::Const { path, .. })) => {
+                Some(words(path.rsplit("::").next().unwrap_or(path)))
+            }
+            _ => None,
+        };
+        let char_name = match (&subject, type_asked) {
+            (Some(s), Some(t)) => identifier(&format!("{}_is_{t}", identifier(s))),
+            (None, Some(t)) => identifier(&format!("is_{t}")),
+            (Some(s), None) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),
+            (None, None) => predicate_name(name),
         };
         // A plain predicate reads as a clause (`whether current user is admin`); the
         // ones phrase.rs words specially (`link including "@"`) as they are.
@@ -917,6 +927,9 @@ mod tests {
             summary(&cond_spec("user.can_refund?(payment)")).2,
             "user refund allowed"
         );
+        // A type test is named after the type asked, not the predicate's last word.
+        assert_eq!(cond_spec("choice.is_a?(Array)").name, "choice_is_array");
+        assert_eq!(cond_spec("obj.kind_of?(Admin::Role)").name, "obj_is_role");
     }
 
     #[test]

@@ -61,7 +61,10 @@ impl Walker<'_> {
                 .iter()
                 .map(|s| substitute_params(s, &bound))
                 .collect();
-            if let Some(fused) = fuse_guard(stmt, &name, &inlined) {
+            let called = |c: &crate::index::body::Call| {
+                c.name == name && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
+            };
+            if let Some(fused) = fuse_guard(stmt, &called, &inlined) {
                 // `return unless authorized?(:add)` over a helper that ends in `true` or
                 // `false` on each path: each path goes on or leaves, one decision.
                 self.inlined.insert(name.clone());
@@ -108,6 +111,14 @@ impl Walker<'_> {
                 continue;
             }
             self.inlined.insert(key);
+            // `x if check.call(el)` over a lambda that ends in `true` or `false` on each
+            // path: the lambda's decisions choose whether `x` runs.
+            let called = |c: &crate::index::body::Call| {
+                c.name == "call" && matches!(&c.recv, Some(Node::Lvar(n)) if *n == name)
+            };
+            if let Some(fused) = fuse_guard(stmt, &called, &body) {
+                return Some(fused);
+            }
             body.push(stmt.clone());
             return Some(body);
         }
@@ -115,9 +126,13 @@ impl Walker<'_> {
     }
 }
 
-/// Locals called as lambdas in `node` (`check.call(x)`, `check.(x)`).
+/// Locals called as lambdas in `node` (`check.call(x)`, `check.(x)`), outside the blocks
+/// of lambdas defined there (which run later, where they are called).
 fn lambda_calls(node: &Node, out: &mut Vec<String>) {
     if let Node::Call(c) = node {
+        if super::blocks::deferred(c) {
+            return;
+        }
         if c.name == "call" {
             if let Some(Node::Lvar(name)) = &c.recv {
                 if !out.contains(name) {
@@ -229,7 +244,11 @@ fn substitute_params(node: &Node, bound: &[(String, Node)]) -> Node {
 /// the helper's statements with each path's value replaced by the guard's branch where
 /// that value makes it run, and by nothing where it does not. `None` when the statement
 /// is not such a guard or a path ends in something else.
-fn fuse_guard(stmt: &Node, helper: &str, body: &[Node]) -> Option<Vec<Node>> {
+fn fuse_guard(
+    stmt: &Node,
+    helper: &dyn Fn(&crate::index::body::Call) -> bool,
+    body: &[Node],
+) -> Option<Vec<Node>> {
     let Node::If(guard) = stmt else {
         return None;
     };
@@ -239,7 +258,7 @@ fn fuse_guard(stmt: &Node, helper: &str, body: &[Node]) -> Option<Vec<Node>> {
     let Node::Call(c) = &guard.cond else {
         return None;
     };
-    if c.name != helper || !(c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef))) {
+    if !helper(c) {
         return None;
     }
     // `if helper` runs its branch when the helper is truthy; `unless helper` when falsy.
@@ -268,7 +287,12 @@ fn resolve_values(node: &Node, runs_when: bool, branch: &Node) -> Option<Node> {
         Node::Seq(items) => {
             let (last, before) = items.split_last()?;
             let mut out = before.to_vec();
-            out.push(resolve_values(last, runs_when, branch)?);
+            // A path that does not run the branch is an empty `Seq`: flattened, so that
+            // the path reads as ending there, not as ending in an empty value.
+            match resolve_values(last, runs_when, branch)? {
+                Node::Seq(inner) => out.extend(inner),
+                other => out.push(other),
+            }
             Some(Node::Seq(out))
         }
         Node::If(i) => {
@@ -340,10 +364,12 @@ fn ends_with_return(node: &Node) -> bool {
     matches!(statements(node).last(), Some(Node::Return { .. }))
 }
 
-/// `return x` anywhere inside → `x`.
+/// `return x` anywhere inside → `x`, except in a lambda's body, where `return` leaves the
+/// lambda only.
 fn strip_returns(node: &Node) -> Node {
     match node {
         Node::Return { value, .. } => value.as_deref().map_or(Node::Nil, strip_returns),
+        Node::Call(c) if super::blocks::deferred(c) => node.clone(),
         other => other.map_children(&mut strip_returns),
     }
 }
@@ -406,6 +432,20 @@ mod tests {
                 "1 page_param [enum] 0:0 -> renders index template | other:NOT 0",
                 "2 page_param_2 [range] below:below 0 => raises RoutingError | at_least:at least 0 -> renders index template",
             ]
+        );
+    }
+
+    #[test]
+    fn a_lambda_ending_in_true_or_false_decides_the_statement_it_guards() {
+        // The private `document` is inlined into `to_html`; the lambda's own `return`s
+        // stay the lambda's, and `x if check.call(el)` takes the lambda's decisions.
+        let m = analyze_one(
+            "class Markdown < String\n  def to_html\n    linkify(document.to_html)\n  end\n\n  private\n\n  def document\n    return @document if @document\n\n    @document = Kramdown::Document.new(self)\n    check = lambda do |el|\n      return true if el.block?\n\n      false\n    end\n    mark = lambda do |element|\n      element.attr[\"dir\"] ||= \"auto\" if check.call(element)\n    end\n    mark.call(@document.root)\n    @document\n  end\nend\n",
+            "to_html",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 el_block [boolean] true:block el -> sets the element attr dir to \"auto\" | false:NOT block el -> returns the linkify"]
         );
     }
 }

@@ -501,12 +501,23 @@ fn records_of(root: &Node, depth: usize) -> String {
     }
 }
 
+/// `of the sorted items`, without a second article when the noun brings its own.
+fn of_the(base: &str) -> String {
+    format!("of the {}", base.strip_prefix("the ").unwrap_or(base))
+}
+
 fn call_noun(c: &Call, d: usize) -> String {
     let name = c.name.as_str();
     let recv = c.recv.as_ref();
     let recv_noun = || recv.map(|r| noun_at(r, d));
     if name == "[]" {
         return index_noun(recv, &c.args, d);
+    }
+    // `(grouped[group] ||= [])` as a value: the element it sets.
+    if let (true, Some((_, keys))) = (name == "[]=", c.args.split_last()) {
+        if !keys.is_empty() {
+            return index_noun(recv, keys, d);
+        }
     }
     // `params.dig(:story, :url)`: the nested param, `story url param`.
     if name == "dig"
@@ -560,7 +571,7 @@ fn call_noun(c: &Call, d: usize) -> String {
                 Some(r) => noun_at(r, d),
                 None => "records".to_string(),
             };
-            return format!("the {name} of the {base}");
+            return format!("the {name} {}", of_the(&base));
         }
         "find"
         | "find_by"
@@ -589,9 +600,13 @@ fn call_noun(c: &Call, d: usize) -> String {
             let base = recv_noun().unwrap_or_else(|| "records".into());
             return match c.args.first() {
                 Some(Node::Other { text, .. }) if text.starts_with("&:") => {
-                    format!("the {} of the {base}", words(text.trim_start_matches("&:")))
+                    format!(
+                        "the {} {}",
+                        words(text.trim_start_matches("&:")),
+                        of_the(&base)
+                    )
                 }
-                Some(Node::Sym(s)) => format!("the {} of the {base}", words(s)),
+                Some(Node::Sym(s)) => format!("the {} {}", words(s), of_the(&base)),
                 _ => the_adj("mapped", &base),
             };
         }
@@ -832,6 +847,8 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
         {
             with_subject(format!("including {}", arg(0)?))
         }
+        // ActiveSupport's `exclude?`: `expanded.exclude?(candidate)`.
+        "exclude?" => with_subject(format!("excluding {}", arg(0)?)),
         "in?" => with_subject(format!("in {}", arg(0)?)),
         "start_with?" => with_subject(format!("starting with {}", arg(0)?)),
         "end_with?" => with_subject(format!("ending with {}", arg(0)?)),
@@ -982,7 +999,17 @@ fn call_action(c: &Call) -> Option<String> {
             Some("session") => format!("stores {key} in the session"),
             Some("cookies") => format!("sets the {key} cookie"),
             Some("params") => format!("sets the {key} param"),
-            _ => format!("sets {} {key}", owner()),
+            _ => {
+                // `attrs["dir"] = "auto"`: a literal value is said.
+                let to = c
+                    .args
+                    .get(1)
+                    .filter(|_| c.args.len() == 2)
+                    .and_then(literal_value)
+                    .map(|v| format!(" to {v}"))
+                    .unwrap_or_default();
+                format!("sets {} {key}{to}", owner())
+            }
         });
     }
     if let Some(attr) = name.strip_suffix('=') {
@@ -1035,7 +1062,7 @@ fn call_action(c: &Call) -> Option<String> {
         "each" | "each_with_index" | "each_with_object" | "find_each" | "find_in_batches"
         | "each_pair" | "each_value" | "each_key" | "times" | "reverse_each" => {
             let base = recv.map_or_else(|| "the records".to_string(), noun);
-            return Some(format!("goes through each of the {base}"));
+            return Some(format!("goes through each {}", of_the(&base)));
         }
         "send_data" | "send_file" => return Some("sends the file".to_string()),
         "update_column" | "update_columns" | "update_attribute" | "update_all" | "increment!"
@@ -1216,6 +1243,7 @@ mod tests {
     fn predicates() {
         for (src, expected) in [
             ("link.include?(\"@\")", "link including \"@\""),
+            ("expanded.exclude?(locale)", "expanded excluding locale"),
             ("attrs.is_a?(Hash)", "attrs of type Hash"),
             ("email.match?(BLOCKLIST_RE)", "email matching BLOCKLIST_RE"),
             (
@@ -1257,6 +1285,15 @@ mod tests {
             ),
             ("logger.debug(\"x\")", Some("logs a debug message")),
             ("self.tags = list", Some("sets the tags")),
+            (
+                "element.attr[\"dir\"] ||= \"auto\"",
+                Some("sets the element attr dir to \"auto\""),
+            ),
+            ("self.status ||= :draft", Some("sets the status to draft")),
+            (
+                "items.each_with_index { |i, n| i }",
+                Some("goes through each of the items"),
+            ),
             (
                 "story.update_cached_columns",
                 Some("updates the story cached columns"),

@@ -851,6 +851,26 @@ impl Converter<'_> {
                     None => self.other(node),
                 }
             }
+            // `attrs["dir"] ||= "auto"`, `self.status ||= :draft`: a write of that index or
+            // attribute (`[]=`, `status=`), which is what the statement does.
+            P::IndexOrWriteNode { .. } => match node.as_index_or_write_node() {
+                Some(w) => {
+                    let recv = w.receiver().map(|r| self.convert(&r));
+                    let mut args = self.args(w.arguments());
+                    args.push(self.convert(&w.value()));
+                    self.write_call(recv, "[]=".to_string(), args, node)
+                }
+                None => self.other(node),
+            },
+            P::CallOrWriteNode { .. } => match node.as_call_or_write_node() {
+                Some(w) => {
+                    let recv = w.receiver().map(|r| self.convert(&r));
+                    let name = bytes_to_string(w.write_name().as_slice());
+                    let args = vec![self.convert(&w.value())];
+                    self.write_call(recv, name, args, node)
+                }
+                None => self.other(node),
+            },
             P::InstanceVariableAndWriteNode { .. } => {
                 match node.as_instance_variable_and_write_node() {
                     Some(w) => self.assign(
@@ -1015,6 +1035,23 @@ impl Converter<'_> {
             | P::RangeNode { .. } => self.convert(pattern),
             _ => self.other(pattern),
         }
+    }
+
+    fn write_call(
+        &mut self,
+        recv: Option<Node>,
+        name: String,
+        args: Vec<Node>,
+        node: &ruby_prism::Node<'_>,
+    ) -> Node {
+        Node::Call(Box::new(Call {
+            recv,
+            name,
+            args,
+            block: None,
+            safe_nav: false,
+            line: self.line(&node.location()),
+        }))
     }
 
     fn call(&mut self, c: &ruby_prism::CallNode<'_>) -> Node {
