@@ -138,6 +138,10 @@ pub struct Walker<'a> {
     /// the walk ends ([`Walker::note_decided`]); `known` takes `&self`, hence the cell.
     decided_by:
         std::cell::RefCell<std::collections::BTreeMap<Rule, std::collections::BTreeSet<String>>>,
+    /// What the guards passed so far imply, as `(premise, conclusion)`: after
+    /// `return require_user if (friends || nearby) && !current_user`, `friends || nearby`
+    /// means `current_user` is there. In force while the rest after the guard is walked.
+    pub implied: Vec<(Node, Node)>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -225,6 +229,7 @@ impl<'a> Walker<'a> {
             depth: 0,
             decided_by: Default::default(),
             rescuing: Vec::new(),
+            implied: Vec::new(),
         }
     }
 
@@ -636,6 +641,11 @@ impl<'a> Walker<'a> {
                             level: self.level(*only) + 1,
                             parent: Some(*only),
                         };
+                        // `friends && current_user` after a guard that left when friends
+                        // came without a user: the user is there.
+                        if self.implied_on_path(b, deeper) {
+                            return first;
+                        }
                         let second = self.condition(b, deeper, lines);
                         let mut falsy = first.falsy.clone();
                         falsy.extend(second.falsy);
@@ -1284,6 +1294,28 @@ impl<'a> Walker<'a> {
             (Some(_), _) => Some(b),
             (None, Some(v)) if v != deciding => Some(a),
             _ => None,
+        }
+    }
+
+    /// Whether a guard passed earlier implies `cond` on the path to `at` (see
+    /// [`Walker::implied`]).
+    fn implied_on_path(&self, cond: &Node, at: At) -> bool {
+        if self.implied.is_empty() {
+            return false;
+        }
+        let text = cond.render();
+        self.implied
+            .iter()
+            .any(|(premise, conclusion)| conclusion.render() == text && self.holds(premise, at))
+    }
+
+    /// Whether `cond` is true on the path to `at`: asked there (each part of a compound),
+    /// or decided.
+    fn holds(&self, cond: &Node, at: At) -> bool {
+        match cond {
+            Node::Or(a, b) => self.holds(a, at) || self.holds(b, at),
+            Node::And(a, b) => self.holds(a, at) && self.holds(b, at),
+            leaf => self.known(leaf) == Some(true) || self.answered_cond(leaf, at) == Some(true),
         }
     }
 

@@ -77,13 +77,37 @@ impl Walker<'_> {
             }
             many => {
                 self.apply(Rule::SeveralPassGuard, None);
+                // `if premise && !x` leaves: from here on, the premise means `x` holds.
+                let implied = implication(&node.cond, exit_when_truthy);
+                if let Some(pair) = implied.clone() {
+                    self.implied.push(pair);
+                }
                 let end = self.seq(rest, at, tail);
+                if implied.is_some() {
+                    self.implied.pop();
+                }
                 for slot in many {
                     self.finish(*slot, &end, tail);
                 }
             }
         }
         Some(End::Branched)
+    }
+}
+
+/// What passing the guard `if cond` (`exits_when_truthy`) implies for the rest, as
+/// `(premise, conclusion)`: `if premise && !x` → with the premise, `x`. `None` for other
+/// shapes.
+fn implication(cond: &Node, exits_when_truthy: bool) -> Option<(Node, Node)> {
+    if !exits_when_truthy {
+        return None;
+    }
+    let Node::And(a, b) = cond else { return None };
+    match (a.as_ref(), b.as_ref()) {
+        (premise, Node::Not(x)) | (Node::Not(x), premise) if !matches!(premise, Node::Not(_)) => {
+            Some((premise.clone(), (**x).clone()))
+        }
+        _ => None,
     }
 }
 
@@ -164,6 +188,25 @@ mod tests {
                         (false, Some("refunds the payment".into()))
                     ]
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_passed_guard_decides_what_its_premise_implies() {
+        // After leaving when friends or nearby come without a user, `friends && user`
+        // asks only about friends: the user is there.
+        let m = analyze_one(
+            "class ChangesetsController < ApplicationController\n  def index\n    if (params[:friends] || params[:nearby]) && !current_user\n      require_user\n      return\n    end\n    @changesets = current_user.changesets if params[:friends] && current_user\n    render :index\n  end\nend\n",
+            "index",
+        );
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "friends_param_or_nearby_param",
+                "current_user",
+                "friends_param"
             ]
         );
     }
