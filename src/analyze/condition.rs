@@ -534,6 +534,20 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             _ => None,
         };
         let char_name = match (&subject, type_asked) {
+            // `user.is_a?(User)`: `user_is_a_user`, not `user_is_user`.
+            (Some(s), Some(t)) if identifier(s).ends_with(&identifier(&t)) => {
+                // `a user`, `a unit`, but `an update`, `an order`.
+                let b = t.as_bytes();
+                let you = b.first() == Some(&b'u')
+                    && b.get(1).is_some_and(|c| !b"aeiou".contains(c))
+                    && b.get(2).is_some_and(|c| b"aeiou".contains(c));
+                let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) && !you {
+                    "an"
+                } else {
+                    "a"
+                };
+                identifier(&format!("{}_is_{article}_{t}", identifier(s)))
+            }
             (Some(s), Some(t)) => identifier(&format!("{}_is_{t}", identifier(s))),
             (None, Some(t)) => identifier(&format!("is_{t}")),
             (Some(s), None) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),
@@ -930,6 +944,8 @@ mod tests {
         // A type test is named after the type asked, not the predicate's last word.
         assert_eq!(cond_spec("choice.is_a?(Array)").name, "choice_is_array");
         assert_eq!(cond_spec("obj.kind_of?(Admin::Role)").name, "obj_is_role");
+        assert_eq!(cond_spec("user.is_a?(User)").name, "user_is_a_user");
+        assert_eq!(cond_spec("order.is_a?(Order)").name, "order_is_an_order");
     }
 
     #[test]
