@@ -160,9 +160,10 @@ impl Walker<'_> {
             Node::Call(_) => stmt,
             _ => return None,
         };
-        let (call, stripped) = take_nested_block(value, true)?;
+        let call = nested_block(value, true)?;
         let block = call.block.as_ref()?;
-        let mut out = self.block_statements(&call, block);
+        let mut out = self.block_statements(call, block);
+        let stripped = without_block(value, call);
         out.push(match stmt {
             Node::Assign {
                 target, op, line, ..
@@ -322,9 +323,9 @@ fn rename_lvar(node: &Node, from: &str, to: &Node) -> Node {
 }
 
 /// The first deciding block call nested in a call's receiver chain or arguments (`node`
-/// itself when `top` is false), and `node` with that block taken off. Blocks stored to run
-/// later (`lambda do`) are neither taken nor looked into.
-fn take_nested_block(node: &Node, top: bool) -> Option<(Call, Node)> {
+/// itself when `top` is false). Blocks stored to run later (`lambda do`) are neither taken
+/// nor looked into.
+fn nested_block(node: &Node, top: bool) -> Option<&Call> {
     let Node::Call(c) = node else { return None };
     if deferred(c) {
         return None;
@@ -336,31 +337,35 @@ fn take_nested_block(node: &Node, top: bool) -> Option<(Call, Node)> {
         "map" | "map!" | "collect" | "flat_map" | "filter_map"
     );
     if !top && !maps && walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)) {
-        let stripped = Call {
-            block: None,
-            ..(**c).clone()
-        };
-        return Some(((**c).clone(), Node::Call(Box::new(stripped))));
+        return Some(c);
     }
-    if let Some((found, recv)) = c.recv.as_ref().and_then(|r| take_nested_block(r, false)) {
-        let rebuilt = Call {
-            recv: Some(recv),
-            ..(**c).clone()
-        };
-        return Some((found, Node::Call(Box::new(rebuilt))));
-    }
-    c.args.iter().enumerate().find_map(|(i, arg)| {
-        let (found, replaced) = take_nested_block(arg, false)?;
-        let mut args = c.args.clone();
-        if let Some(slot) = args.get_mut(i) {
-            *slot = replaced;
-        }
-        let rebuilt = Call {
-            args,
-            ..(**c).clone()
-        };
-        Some((found, Node::Call(Box::new(rebuilt))))
-    })
+    c.recv
+        .iter()
+        .chain(c.args.iter())
+        .find_map(|n| nested_block(n, false))
+}
+
+/// `node` with the block of `target` (a call inside it, from [`nested_block`]) taken off.
+fn without_block(node: &Node, target: &Call) -> Node {
+    let Node::Call(c) = node else {
+        return node.clone();
+    };
+    let found = std::ptr::eq(&**c, target);
+    Node::Call(Box::new(Call {
+        recv: match &c.recv {
+            Some(r) if !found => Some(without_block(r, target)),
+            other => other.clone(),
+        },
+        name: c.name.clone(),
+        args: if found {
+            c.args.clone()
+        } else {
+            c.args.iter().map(|a| without_block(a, target)).collect()
+        },
+        block: if found { None } else { c.block.clone() },
+        safe_nav: c.safe_nav,
+        line: c.line,
+    }))
 }
 
 /// Calls whose block computes a key or an amount per element (`sort_by { |i| i.top? ? 0 :
@@ -419,13 +424,13 @@ fn decides(body: &Node) -> bool {
         Node::Call(c) => {
             c.safe_nav
                 || (walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
-                || take_nested_block(s, true).is_some()
+                || nested_block(s, true).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
             matches!(value.as_ref(), Node::If(_) | Node::Case(_))
                 || matches!(value.as_ref(), Node::Call(c) if walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
-                || take_nested_block(value, true).is_some()
+                || nested_block(value, true).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         other => super::embedded::holds_conditional_value(other),

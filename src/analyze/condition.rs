@@ -535,19 +535,11 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         };
         let char_name = match (&subject, type_asked) {
             // `user.is_a?(User)`: `user_is_a_user`, not `user_is_user`.
-            (Some(s), Some(t)) if identifier(s).ends_with(&identifier(&t)) => {
-                // `a user`, `a unit`, but `an update`, `an order`.
-                let b = t.as_bytes();
-                let you = b.first() == Some(&b'u')
-                    && b.get(1).is_some_and(|c| !b"aeiou".contains(c))
-                    && b.get(2).is_some_and(|c| b"aeiou".contains(c));
-                let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) && !you {
-                    "an"
-                } else {
-                    "a"
-                };
-                identifier(&format!("{}_is_{article}_{t}", identifier(s)))
-            }
+            (Some(s), Some(t)) if identifier(s).ends_with(&identifier(&t)) => identifier(&format!(
+                "{}_is_{}_{t}",
+                identifier(s),
+                grammar::indefinite_article(&t)
+            )),
             (Some(s), Some(t)) => identifier(&format!("{}_is_{t}", identifier(s))),
             (None, Some(t)) => identifier(&format!("is_{t}")),
             (Some(s), None) => identifier(&format!("{}_{}", identifier(s), predicate_name(name))),

@@ -18,6 +18,20 @@ pub fn words(identifier: &str) -> String {
         .join(" ")
 }
 
+/// The indefinite article of a word as it is read aloud: `an order`, `an update`, but
+/// `a user`, `a unit` ("you").
+pub fn indefinite_article(word: &str) -> &'static str {
+    let b = word.as_bytes();
+    let you = b.first() == Some(&b'u')
+        && b.get(1).is_some_and(|c| !b"aeiou".contains(c))
+        && b.get(2).is_some_and(|c| b"aeiou".contains(c));
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) && !you {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// A snake_case identifier safe for `let(:name)`: `[a-z0-9_]`, not starting with a digit.
 pub fn identifier(text: &str) -> String {
     let mut out = String::new();

@@ -78,12 +78,11 @@ impl Walker<'_> {
             many => {
                 self.apply(Rule::SeveralPassGuard, None);
                 // `if premise && !x` leaves: from here on, the premise means `x` holds.
-                let implied = implication(&node.cond, exit_when_truthy);
-                if let Some(pair) = implied.clone() {
-                    self.implied.push(pair);
-                }
+                let pushed = implication(&node.cond, exit_when_truthy)
+                    .map(|pair| self.implied.push(pair))
+                    .is_some();
                 let end = self.seq(rest, at, tail);
-                if implied.is_some() {
+                if pushed {
                     self.implied.pop();
                 }
                 for slot in many {
