@@ -20,7 +20,58 @@ use cli::{Cli, Command, Common, Long, Output};
 /// mimalloc: discovery and analysis make millions of small allocations (names, lists) on
 /// parallel threads, where glibc's malloc costs a third of `discover --all`'s time.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: ExactShrink = ExactShrink;
+
+/// mimalloc, except that shrinking moves a block to one of its new size.
+///
+/// mimalloc's `realloc` keeps a block in place when the new size still uses half of it.
+/// The index packs most of what it keeps (names, lists, references) by building a string
+/// or a list and shrinking it to its length (`into_boxed_str`, `shrink_to_fit`), so up to
+/// half of every kept buffer was slack: 30 MB of the 170 MB peak of `discover --all` on
+/// 50,000 files. Growing still goes through mimalloc's `realloc` (in place when it can).
+struct ExactShrink;
+
+// SAFETY: every call forwards to mimalloc with the caller's layout; a shrink allocates the
+// new block with the old alignment and the new size, copies the `new_size` bytes that
+// stay, and frees the old block only when the new one exists (on failure the old block is
+// untouched and null is returned, as `GlobalAlloc::realloc` requires).
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for ExactShrink {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: `ptr` came from `alloc` above (mimalloc) with `layout`.
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            // SAFETY: the caller's contract for `realloc`, passed on.
+            return unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) };
+        }
+        // SAFETY: `new_size` is non-zero and, rounded up to `layout.align()`, does not
+        // overflow (the caller's contract for `realloc`); the alignment is the old one.
+        let smaller =
+            unsafe { std::alloc::Layout::from_size_align_unchecked(new_size, layout.align()) };
+        // SAFETY: a valid non-zero layout.
+        let moved = unsafe { mimalloc::MiMalloc.alloc(smaller) };
+        if !moved.is_null() {
+            // SAFETY: both blocks hold at least `new_size` bytes and are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(ptr, moved, new_size) };
+            // SAFETY: `ptr` came from this allocator with `layout`.
+            unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) };
+        }
+        moved
+    }
+}
 
 /// mimalloc's `purge_delay` option (`mi_option_purge_delay` in `mimalloc.h`; the binding
 /// names no constant for it).
@@ -49,7 +100,28 @@ fn release_memory() {
     rayon::broadcast(|_| unsafe { libmimalloc_sys::mi_collect(true) });
     // SAFETY: as above, for this thread.
     unsafe { libmimalloc_sys::mi_collect(true) };
+    release_c_heap();
 }
+
+/// Hands back what the C libraries (libgit2's index and object caches, prism's parse
+/// arenas) freed into glibc's heap: glibc keeps it for reuse, and on a large run it is
+/// 10 MB or more of the peak that nothing reuses.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn release_c_heap() {
+    extern "C" {
+        /// glibc's `malloc_trim(3)`: returns free memory at the heap's top and free
+        /// whole pages inside it to the system; 1 if any was returned.
+        fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    // SAFETY: `malloc_trim` takes a byte count and touches only glibc's free lists,
+    // under glibc's own locks; it is safe to call from any thread at any time.
+    unsafe { malloc_trim(0) };
+}
+
+/// Other C libraries keep their own heap; nothing to hand back.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_c_heap() {}
 
 fn main() -> ExitCode {
     tune_allocator();
