@@ -127,6 +127,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     if candidates.is_empty() {
         return Err(nothing_found(config, mode, base.as_ref(), &scope));
     }
+    // The walk's and git's scratch space (the status, the index's entries) is garbage
+    // now: the parse phase grows on top of it.
+    crate::memory::release();
 
     // 2. Read and parse every version once, in parallel.
     let phase = Instant::now();
@@ -223,7 +226,10 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             &plan_record(mode, base.as_ref(), &plan, &placed),
         )?;
     }
-    let mut slugs: Vec<(String, String)> = placed;
+    let mut slugs: Vec<(usize, String)> = placed;
+    // The placing's lists (slugs, sharing, the metadata loaded) are garbage: the answer
+    // grows on top of them.
+    crate::memory::release();
     timings.metadata_ms = millis(phase);
     timings.total_ms = millis(started);
 
@@ -250,6 +256,20 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             ));
         }
     }
+    // A page keeps the slugs of its files: their paths, before the plan moves into the
+    // answer (only then: the whole answer needs none).
+    let slug_paths: Vec<String> = if page.is_whole() {
+        Vec::new()
+    } else {
+        slugs
+            .iter()
+            .map(|(file, _)| {
+                plan.files
+                    .get(*file)
+                    .map_or_else(String::new, |f| f.path.clone())
+            })
+            .collect()
+    };
     let mut answer = build_answer(
         mode,
         base.as_ref(),
@@ -267,7 +287,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         let info = restrict(&mut answer.plan, &page);
         let kept: std::collections::HashSet<&str> =
             answer.plan.files.iter().map(|f| f.path.as_str()).collect();
-        slugs.retain(|(source, _)| kept.contains(source.as_str()));
+        let mut paths = slug_paths.iter();
+        slugs.retain(|_| paths.next().is_some_and(|p| kept.contains(p.as_str())));
         answer.page = Some(info);
     }
     answer.slugs = slugs.into_iter().map(|(_, slug)| slug).collect();
@@ -308,10 +329,8 @@ fn plan_record(
     mode: Mode,
     base: Option<&Base>,
     plan: &Plan,
-    placed: &[(String, String)],
+    placed: &[(usize, String)],
 ) -> metadata::plan::PlanRecord {
-    let by_path: std::collections::HashMap<&str, &discover::FilePlan> =
-        plan.files.iter().map(|f| (f.path.as_str(), f)).collect();
     metadata::plan::PlanRecord {
         mode: mode.as_str().to_string(),
         base: base.map(|b| metadata::plan::RecordedBase {
@@ -320,11 +339,15 @@ fn plan_record(
         }),
         files: placed
             .iter()
-            .map(|(source, slug)| metadata::plan::PlannedFile {
-                source_file: source.clone(),
+            .map(|(file, slug)| metadata::plan::PlannedFile {
+                source_file: plan
+                    .files
+                    .get(*file)
+                    .map_or_else(String::new, |f| f.path.clone()),
                 slug: slug.clone(),
-                selected: by_path
-                    .get(source.as_str())
+                selected: plan
+                    .files
+                    .get(*file)
                     .map(|f| {
                         f.items
                             .iter()
@@ -753,8 +776,8 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
             method_mode: item.mode.as_str(),
             line_range: [item.line_range.0, item.line_range.1],
             selected: item.selected,
-            skip_reason: item.skip_reason.as_deref().map(str::to_string),
-            trigger: item.trigger.as_deref().map(str::to_string),
+            skip_reason: item.skip_reason().map(str::to_string),
+            trigger: item.trigger().map(str::to_string),
         })
         .collect();
     if methods_to_analyze.is_empty() {
@@ -791,21 +814,23 @@ fn place_metadata(
     write: bool,
     options: &Options,
     warnings: &mut Vec<String>,
-) -> Result<Vec<(String, String)>> {
+) -> Result<Vec<(usize, String)>> {
     let debug = options.debug;
     let folder = config.metadata_dir(project_root);
     // The fields are built only to be written.
-    let mut jobs: Vec<(Option<fields::Discovery>, &discover::FilePlan)> = plan
-        .files
-        .iter()
-        .filter_map(|f| {
-            if write {
-                Some((Some(discovery_fields(f, plan)?), f))
-            } else {
-                has_discovery(f, plan).then_some((None, f))
-            }
-        })
-        .collect();
+    let mut numbers: Vec<usize> = Vec::new();
+    let mut jobs: Vec<(Option<fields::Discovery>, &discover::FilePlan)> = Vec::new();
+    for (number, f) in plan.files.iter().enumerate() {
+        let job = if write {
+            discovery_fields(f, plan).map(|fields| (Some(fields), f))
+        } else {
+            has_discovery(f, plan).then_some((None, f))
+        };
+        if let Some(job) = job {
+            jobs.push(job);
+            numbers.push(number);
+        }
+    }
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
@@ -821,72 +846,105 @@ fn place_metadata(
         }
     };
     let folder_exists = folder.is_dir();
-    let mut shared: std::collections::HashMap<String, Vec<&str>> = Default::default();
-    for (_, file) in &jobs {
-        shared
-            .entry(naming::slug(file.path()))
-            .or_default()
-            .push(file.path());
-    }
-    // Most files: their contract slug is theirs, checked and written in one load.
-    let first: Vec<Result<Placed>> = index::in_pool(config.threads, || {
-        jobs.par_iter()
-            .map(|(fields, file)| {
-                let slug = naming::slug(file.path());
-                if shared.get(&slug).is_some_and(|files| files.len() > 1) {
-                    return Ok(Placed::Later);
-                }
-                let location = metadata::location_at(project_root, &folder, file.path(), slug);
-                // Written: loaded once, for its owner and its keys. Not written: only its
-                // owner is needed.
-                if !write {
-                    // No folder yet: no metadata to hold the slug (one check, not a
-                    // failed open per file).
-                    if !folder_exists {
-                        return Ok(Placed::Here(location.slug, None));
+    // Each file's contract slug, made once; the files that share one are found by sorting
+    // (a map from slug to files held a second copy of every slug).
+    let contract: Vec<String> = jobs.iter().map(|(_, f)| naming::slug(f.path())).collect();
+    let mut by_slug: Vec<u32> = (0..u32::try_from(jobs.len()).unwrap_or(u32::MAX)).collect();
+    by_slug.sort_unstable_by(|&a, &b| slug_at(&contract, a).cmp(slug_at(&contract, b)));
+    let mut shares = vec![false; jobs.len()];
+    for pair in by_slug.windows(2) {
+        if let [a, b] = *pair {
+            if slug_at(&contract, a) == slug_at(&contract, b) {
+                for i in [a, b] {
+                    if let Some(flag) = shares.get_mut(i as usize) {
+                        *flag = true;
                     }
-                    if let metadata::Owner::Other(holder) =
-                        metadata::owner(&location.path, file.path())
+                }
+            }
+        }
+    }
+    // The files of the plan whose contract slug is `slug`.
+    let files: Vec<&discover::FilePlan> = jobs.iter().map(|(_, f)| *f).collect();
+    let sharing = |slug: &str| -> Vec<&str> {
+        let start = by_slug.partition_point(|&i| slug_at(&contract, i) < slug);
+        by_slug
+            .get(start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&i| slug_at(&contract, i) == slug)
+            .filter_map(|&i| files.get(i as usize).map(|f| f.path()))
+            .collect()
+    };
+    // Most files: their contract slug is theirs, checked and written in one load.
+    // An error is boxed: the list holds one result per file.
+    let first: Vec<std::result::Result<Placed, Box<Error>>> =
+        index::in_pool(config.threads, || {
+            jobs.par_iter()
+                .enumerate()
+                .map(|(i, (fields, file))| {
+                    if shares.get(i).copied().unwrap_or(false) {
+                        return Ok(Placed::Later);
+                    }
+                    // Not written and no folder yet: no metadata to hold the slug (one check,
+                    // not a failed open per file).
+                    if !write && !folder_exists {
+                        return Ok(Placed::Here(None));
+                    }
+                    let slug = contract.get(i).cloned().unwrap_or_default();
+                    let location = metadata::location_at(project_root, &folder, file.path(), slug);
+                    // Written: loaded once, for its owner and its keys. Not written: only its
+                    // owner is needed.
+                    if !write {
+                        if let metadata::Owner::Other(holder) =
+                            metadata::owner(&location.path, file.path())
+                        {
+                            return Ok(Placed::Displaced(holder));
+                        }
+                        return Ok(Placed::Here(None));
+                    }
+                    let loaded = metadata::load(&location.path);
+                    if let metadata::Owner::Other(holder) = metadata::owner_of(&loaded, file.path())
                     {
                         return Ok(Placed::Displaced(holder));
                     }
-                    return Ok(Placed::Here(location.slug, None));
-                }
-                let loaded = metadata::load(&location.path);
-                if let metadata::Owner::Other(holder) = metadata::owner_of(&loaded, file.path()) {
-                    return Ok(Placed::Displaced(holder));
-                }
-                tick();
-                // Fields are built only when written.
-                let note = if let Some(fields) = fields {
-                    let note = write_one(&location, fields, loaded)?;
-                    if debug {
-                        write_debug(config, project_root, &location, file, plan)?;
-                    }
-                    note
-                } else {
-                    None
-                };
-                Ok(Placed::Here(location.slug, note))
-            })
-            .collect()
-    });
-    let mut slugs: Vec<Option<String>> = vec![None; jobs.len()];
-    let mut claimed: std::collections::HashSet<String> = Default::default();
+                    tick();
+                    // Fields are built only when written.
+                    let note = if let Some(fields) = fields {
+                        let note = write_one(&location, fields, loaded)?;
+                        if debug {
+                            write_debug(config, project_root, &location, file, plan)?;
+                        }
+                        note
+                    } else {
+                        None
+                    };
+                    Ok(Placed::Here(note))
+                })
+                .collect()
+        });
+    // A file placed at its contract slug keeps it; the others get theirs below.
     let mut later: Vec<(usize, Option<String>)> = Vec::new();
     for (i, placed) in first.into_iter().enumerate() {
-        match placed? {
-            Placed::Here(slug, note) => {
-                warnings.extend(note);
-                claimed.insert(slug.clone());
-                if let Some(s) = slugs.get_mut(i) {
-                    *s = Some(slug);
-                }
-            }
+        match placed.map_err(|e| *e)? {
+            Placed::Here(note) => warnings.extend(note),
             Placed::Displaced(holder) => later.push((i, Some(holder))),
             Placed::Later => later.push((i, None)),
         }
     }
+    // The slugs taken so far, for the files placed one by one (none, most runs).
+    let mut claimed: std::collections::HashSet<String> = if later.is_empty() {
+        Default::default()
+    } else {
+        let waiting: std::collections::HashSet<usize> = later.iter().map(|(i, _)| *i).collect();
+        contract
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !waiting.contains(i))
+            .map(|(_, slug)| slug.clone())
+            .collect()
+    };
+    // The slugs of the files placed one by one.
+    let mut placed_later: Vec<(usize, String)> = Vec::with_capacity(later.len());
     // The rest, one by one in a fixed order: files that share a slug with another file
     // of this plan, and files whose slug another source's metadata holds.
     later.sort_by_key(|(i, _)| {
@@ -897,7 +955,7 @@ fn place_metadata(
         let Some((fields, file)) = jobs.get_mut(i) else {
             continue;
         };
-        let contract = naming::slug(file.path());
+        let contract = contract.get(i).map_or("", String::as_str);
         let slug = metadata::resolve_slug(&folder, file.path(), |s| claimed.contains(s));
         let location = metadata::location_at(project_root, &folder, file.path(), slug.clone());
         if slug != contract {
@@ -911,11 +969,8 @@ fn place_metadata(
                     }
                 })
                 .unwrap_or_else(|| {
-                    let others: Vec<&str> = shared
-                        .get(&contract)
+                    let others: Vec<&str> = sharing(contract)
                         .into_iter()
-                        .flatten()
-                        .copied()
                         .filter(|p| *p != file.path())
                         .collect();
                     others.join(", ")
@@ -939,25 +994,31 @@ fn place_metadata(
             }
         }
         claimed.insert(slug.clone());
+        placed_later.push((i, slug));
+    }
+    let mut slugs = contract;
+    for (i, slug) in placed_later {
         if let Some(s) = slugs.get_mut(i) {
-            *s = Some(slug);
+            *s = slug;
         }
     }
-    Ok(jobs
-        .iter()
-        .zip(slugs)
-        .filter_map(|((_, file), slug)| Some((file.path().to_string(), slug?)))
-        .collect())
+    drop(jobs);
+    Ok(numbers.into_iter().zip(slugs).collect())
 }
 
 /// Where the first pass put a file.
 enum Placed {
-    /// At its contract slug (the slug, and a note for `warnings`).
-    Here(String, Option<String>),
+    /// At its contract slug (a note for `warnings`).
+    Here(Option<String>),
     /// Its contract slug's file names another source (that source).
     Displaced(String),
     /// Another file of the plan has the same contract slug.
     Later,
+}
+
+/// The contract slug of job `i`.
+fn slug_at(contract: &[String], i: u32) -> &str {
+    contract.get(i as usize).map_or("", String::as_str)
 }
 
 /// A path as the answer shows it: relative to the project root when below it.

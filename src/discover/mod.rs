@@ -69,8 +69,8 @@ pub struct Settings {
 /// One wave item: a public method.
 #[derive(Debug, Clone)]
 pub struct Item {
-    /// Index into [`Plan::files`].
-    pub file: usize,
+    /// Index into [`Plan::files`] ([`Item::file`]; a plan never holds 4 billion files).
+    pub(crate) file: u32,
     /// Index into that file's `facts.methods`.
     pub method: u32,
     /// `Class#name` or `Class.name`: the owning class and the method name are read from it
@@ -89,20 +89,41 @@ pub struct Item {
     pub mode: MethodMode,
     /// Whether the pipeline should analyze it.
     pub selected: bool,
-    /// Why not, when not selected.
-    pub skip_reason: Option<Box<str>>,
+    /// Why it is not selected, and what Rails calls it through: both rare, so kept
+    /// outside the item (a plan holds hundreds of thousands of items).
+    rare: Option<Box<Rare>>,
     /// Classes in scope it depends on, with the methods called on them.
     pub deps: Deps,
     /// Private and protected methods it calls, transitively.
     pub absorbed: NameList,
-    /// For a private method Rails calls (a callback, validation, filter or handler): what
-    /// calls it (`before_create`, `before_action (only: create)`).
-    pub trigger: Option<Box<str>>,
     /// Its wave.
     pub wave: usize,
 }
 
+/// The rare fields of an [`Item`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rare {
+    skip_reason: Option<Box<str>>,
+    trigger: Option<Box<str>>,
+}
+
 impl Item {
+    /// Why the pipeline should not analyze it, when not selected.
+    pub fn skip_reason(&self) -> Option<&str> {
+        self.rare.as_ref()?.skip_reason.as_deref()
+    }
+
+    /// For a private method Rails calls (a callback, validation, filter or handler): what
+    /// calls it (`before_create`, `before_action (only: create)`).
+    pub fn trigger(&self) -> Option<&str> {
+        self.rare.as_ref()?.trigger.as_deref()
+    }
+
+    /// The index into [`Plan::files`] of its file.
+    pub fn file(&self) -> usize {
+        self.file as usize
+    }
+
     /// Owning class.
     pub fn class_name(&self) -> &str {
         self.method_id
@@ -450,6 +471,9 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
             items.extend(file_items);
             warnings.extend(warning);
         }
+        // The slice's files are freed: hand their pages back before the next slice's
+        // items are written, or the run's peak holds the files and the items at once.
+        crate::memory::release();
     }
     // The files' lists now live in the plan's: hand their memory back before the waves
     // are computed.
@@ -459,6 +483,8 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
     let names = known.into_names();
     let computed = number_and_compute(&items, &names);
     drop(names);
+    // The graph's lists are garbage: the sort and the answer grow on top of them.
+    crate::memory::release();
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
@@ -482,7 +508,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
         ))
     });
     for (index, item) in items.iter().enumerate() {
-        if let Some(file) = files.get_mut(item.file) {
+        if let Some(file) = files.get_mut(item.file()) {
             file.items.push(index);
         }
     }
@@ -593,7 +619,7 @@ fn plan_file(
             (false, Some(UNCHANGED.into()))
         };
         items.push(Item {
-            file: file_index,
+            file: u32::try_from(file_index).unwrap_or(u32::MAX),
             method: m.index,
             class_id: known.id(m.owner()),
             method_id: m.id,
@@ -602,10 +628,14 @@ fn plan_file(
             line_range: m.line_range,
             mode: m.mode,
             selected,
-            skip_reason,
+            rare: (skip_reason.is_some() || m.trigger.is_some()).then(|| {
+                Box::new(Rare {
+                    skip_reason,
+                    trigger: m.trigger,
+                })
+            }),
             deps,
             absorbed: m.absorbed,
-            trigger: m.trigger,
             wave: 0,
         });
     }
@@ -712,7 +742,7 @@ mod tests {
         let listed: Vec<(&str, MethodMode, bool, Option<&str>)> = plan
             .items
             .iter()
-            .map(|i| (&*i.method_id, i.mode, i.selected, i.skip_reason.as_deref()))
+            .map(|i| (&*i.method_id, i.mode, i.selected, i.skip_reason()))
             .collect();
         assert_eq!(
             listed,

@@ -105,7 +105,8 @@ pub fn restrict(plan: &mut Plan, page: &Page) -> PageInfo {
         .map(|f| page.files.is_empty() || page.files.contains(&f.path))
         .collect();
     let keep = |item: &Item| {
-        page.wave.is_none_or(|w| item.wave == w) && keep_file.get(item.file).copied() == Some(true)
+        page.wave.is_none_or(|w| item.wave == w)
+            && keep_file.get(item.file()).copied() == Some(true)
     };
     let mut new_item: Vec<Option<usize>> = Vec::with_capacity(plan.items.len());
     let mut next = 0;
@@ -140,7 +141,12 @@ pub fn restrict(plan: &mut Plan, page: &Page) -> PageInfo {
     }
     plan.files.retain(|f| !f.items.is_empty());
     for item in &mut plan.items {
-        item.file = new_file.get(item.file).copied().flatten().unwrap_or(0);
+        item.file = new_file
+            .get(item.file())
+            .copied()
+            .flatten()
+            .and_then(|f| u32::try_from(f).ok())
+            .unwrap_or(0);
     }
     PageInfo {
         wave: page.wave,
@@ -366,14 +372,14 @@ fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
         method_id: &item.method_id,
         class_name: item.class_name(),
         method_name: item.method_name(),
-        source_file: plan.files.get(item.file).map_or("", FilePlan::path),
+        source_file: plan.files.get(item.file()).map_or("", FilePlan::path),
         line_range: [item.line_range.0, item.line_range.1],
         method_mode: item.mode.as_str(),
         selected: item.selected,
-        skip_reason: item.skip_reason.as_deref(),
+        skip_reason: item.skip_reason(),
         cross_class_deps: deps_out(item),
         absorbed_private_methods: &item.absorbed,
-        trigger: item.trigger.as_deref(),
+        trigger: item.trigger(),
     }
 }
 
@@ -700,9 +706,9 @@ impl DiscoverAnswer {
                 .max()
                 .unwrap_or(0);
             for item in wave.items.items {
-                let file = plan.files.get(item.file);
-                if current_file != Some(item.file) {
-                    current_file = Some(item.file);
+                let file = plan.files.get(item.file());
+                if current_file != Some(item.file()) {
+                    current_file = Some(item.file());
                     let detail = file
                         .map(|f| {
                             let methods = f.methods;
@@ -719,7 +725,7 @@ impl DiscoverAnswer {
                 } else {
                     format!("  -> {}", deps.join(", "))
                 };
-                if let Some(trigger) = &item.trigger {
+                if let Some(trigger) = item.trigger() {
                     deps.push_str(&format!("  ({trigger})"));
                 }
                 let line = format!(
@@ -923,7 +929,7 @@ impl DiscoverAnswer {
             .map(|wave| {
                 let mut files: Vec<FileCount<'_>> = Vec::new();
                 for item in wave.items.items {
-                    let Some(file) = plan.files.get(item.file) else {
+                    let Some(file) = plan.files.get(item.file()) else {
                         continue;
                     };
                     match files.last_mut() {
