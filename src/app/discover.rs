@@ -154,21 +154,21 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // Filtered in place: no second list of every file.
     let mut planned = sources;
     planned.retain(|source| {
-        if let Some(reason) = &source.skipped {
+        if let Some(reason) = source.skipped() {
             skipped.push(SkippedFile {
                 path: source.path.clone(),
-                reason: reason.clone(),
+                reason: reason.to_string(),
             });
             return false;
         }
-        if source.diagnostic_count > 0 {
-            let first = source.first_diagnostic.as_ref();
+        if source.diagnostic_count() > 0 {
+            let first = source.first_diagnostic();
             warnings.push(format!(
                 "{}:{}: {} ({} parse error(s); planned from what the parser recovered)",
                 source.path,
                 first.map_or(1, |d| d.line),
                 first.map_or("syntax error", |d| d.message.as_str()),
-                source.diagnostic_count
+                source.diagnostic_count()
             ));
         }
         true
@@ -793,7 +793,7 @@ fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Di
         },
         spec_path: file.spec_path.clone().unwrap_or_default(),
         methods_to_analyze,
-        dependencies: file.dependencies(&plan.items),
+        dependencies: file.dependencies(&plan.items, &plan.classes),
         slug: None,
     })
 }
@@ -1126,7 +1126,7 @@ fn write_debug(
                 name: item.method_name().to_string(),
                 method_id: item.method_id.to_string(),
                 wave: item.wave,
-                cross_class_deps: deps_out(item),
+                cross_class_deps: deps_out(plan, item),
                 absorbed_private_methods: item.absorbed.to_vec(),
             })
             .collect(),

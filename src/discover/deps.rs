@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::{FileFacts, Names};
+use crate::index::FileFacts;
 use crate::naming::camelize;
 
 /// The classes and modules defined in the files in scope, for constant resolution.
@@ -161,61 +161,63 @@ fn split_scope(path: &str) -> Option<(&str, &str)> {
     Some((path.get(..at)?, path.get(at + 2..)?))
 }
 
-/// Classes a set of methods depends on, sorted, each with the methods called on it (sorted,
-/// unique). Kept for every public method of the plan: a sorted list with one packed
-/// [`Names`] buffer per class, where a map of sets cost a tree node per method and per
-/// class (most of `discover --all`'s memory on a large codebase).
+/// Class names by number: what the numbers in a [`Deps`] refer to (the known classes of
+/// the plan, [`Known::into_names`]).
+pub type ClassNames = [Arc<str>];
+
+/// Classes a set of methods depends on, sorted by name, each with the methods called on
+/// it (sorted, unique). Kept for every public method of the plan, so kept small: the
+/// classes as numbers into the plan's [`ClassNames`], and the methods of all of them in
+/// one buffer. (A name and a method list per class cost 40 bytes per dependency: a
+/// quarter of `discover --all`'s live data at 50,000 files.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Deps {
-    /// (class, its number in the [`Known`] it was resolved with, methods called).
-    list: Box<[(Arc<str>, u32, Names)]>,
+    /// The classes' numbers, in the order of their names.
+    ids: Box<[u32]>,
+    /// One record per class, in the order of `ids`: its methods, each followed by `\n`,
+    /// then a `\t`. Empty when no method is called on any of them. Names never hold a
+    /// tab or a newline.
+    methods: Box<str>,
 }
 
 impl Deps {
     /// The classes, sorted.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.list.iter().map(|(class, _, _)| &**class)
+    pub fn keys<'a>(&'a self, names: &'a ClassNames) -> impl Iterator<Item = &'a str> + 'a {
+        self.ids.iter().map(move |&id| class_name(names, id))
     }
 
     /// The classes' numbers in the `Known` they were resolved with, in the order of
     /// [`Deps::keys`].
     pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.list.iter().map(|&(_, id, _)| id)
-    }
-
-    /// The classes, sorted, as owned strings.
-    pub fn into_keys(self) -> impl Iterator<Item = String> {
-        self.list
-            .into_vec()
-            .into_iter()
-            .map(|(class, _, _)| class.to_string())
+        self.ids.iter().copied()
     }
 
     /// Each class with the methods called on it.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Names)> {
-        self.list
-            .iter()
-            .map(|(class, _, methods)| (&**class, methods))
-    }
-
-    /// The methods called on `class`, when it is a dependency.
-    pub fn get(&self, class: &str) -> Option<&Names> {
-        self.list
-            .binary_search_by(|(c, _, _)| (**c).cmp(class))
-            .ok()
-            .and_then(|i| self.list.get(i))
-            .map(|(_, _, methods)| methods)
+    pub fn iter<'a>(
+        &'a self,
+        names: &'a ClassNames,
+    ) -> impl Iterator<Item = (&'a str, impl Iterator<Item = &'a str> + Clone + 'a)> + 'a {
+        let mut records = self.methods.split_terminator('\t');
+        self.ids.iter().map(move |&id| {
+            let methods = records.next().unwrap_or_default();
+            (class_name(names, id), methods.split_terminator('\n'))
+        })
     }
 
     /// Number of classes.
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.ids.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.ids.is_empty()
     }
+}
+
+/// Class `id`'s name (empty for a number the table does not hold).
+fn class_name(names: &ClassNames, id: u32) -> &str {
+    names.get(id as usize).map_or("", |name| &**name)
 }
 
 /// What a public method and the methods it absorbs reference, reduced to what constant
@@ -340,24 +342,35 @@ impl Refs {
         }
     }
 
-    /// The records, sorted.
-    pub fn iter(&self) -> impl Iterator<Item = Ref<'_>> {
-        self.buf.split_terminator('\n').filter_map(|line| {
-            let (scope, rest) = line.split_once('\t')?;
-            let (name, methods) = rest.split_once('\t').unwrap_or((rest, ""));
-            let kind = match name.as_bytes().first()? {
-                b'C' => RefKind::Constant,
-                b'A' => RefKind::Absolute,
-                _ => RefKind::Variable,
-            };
-            Some(Ref {
-                scope: scope.parse().ok(),
-                kind,
-                name: name.get(1..)?,
-                methods,
-            })
-        })
+    /// The records as one text (see [`records`]).
+    pub fn as_str(&self) -> &str {
+        &self.buf
     }
+
+    /// The records, sorted.
+    #[cfg(test)]
+    pub fn iter(&self) -> impl Iterator<Item = Ref<'_>> {
+        records(&self.buf)
+    }
+}
+
+/// The records of a [`Refs`] text ([`Refs::as_str`]), sorted.
+pub fn records(text: &str) -> impl Iterator<Item = Ref<'_>> {
+    text.split_terminator('\n').filter_map(|line| {
+        let (scope, rest) = line.split_once('\t')?;
+        let (name, methods) = rest.split_once('\t').unwrap_or((rest, ""));
+        let kind = match name.as_bytes().first()? {
+            b'C' => RefKind::Constant,
+            b'A' => RefKind::Absolute,
+            _ => RefKind::Variable,
+        };
+        Some(Ref {
+            scope: scope.parse().ok(),
+            kind,
+            name: name.get(1..)?,
+            methods,
+        })
+    })
 }
 
 fn push_clean(buf: &mut String, text: &str) {
@@ -436,9 +449,9 @@ impl Scopes {
 /// `scopes` are the file's class statements. Its own class is left out, and so are classes nested in it that the same
 /// file defines (`Order::InvalidState`, a `Result` struct): they are part of the unit
 /// under test, not something to test first.
-pub fn resolve_refs(refs: &Refs, owner: &str, scopes: &Scopes, known: &Known) -> Deps {
+pub fn resolve_refs(refs: &str, owner: &str, scopes: &Scopes, known: &Known) -> Deps {
     let mut deps: Vec<(Arc<str>, u32, Vec<&str>)> = Vec::new();
-    for r in refs.iter() {
+    for r in records(refs) {
         let nesting = r.scope.map(|s| scopes.nesting(s)).into_iter().flatten();
         let resolved = known.resolve_core(nesting, r.name, r.kind == RefKind::Absolute);
         let Some((class, id, whole)) = resolved else {
@@ -470,28 +483,61 @@ pub fn resolve_refs(refs: &Refs, owner: &str, scopes: &Scopes, known: &Known) ->
         &**class != owner && !(nested_in_owner(class) && scopes.classes().any(|c| c == &**class))
     });
     deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let list: Vec<(Arc<str>, u32, Names)> = deps
-        .into_iter()
-        .map(|(class, id, mut methods)| (class, id, Names::from_unsorted_str(&mut methods)))
-        .collect();
+    let mut ids = Vec::with_capacity(deps.len());
+    let mut methods = String::new();
+    for (_, id, mut called) in deps {
+        ids.push(id);
+        called.sort_unstable();
+        called.dedup();
+        for name in called {
+            methods.push_str(name);
+            methods.push('\n');
+        }
+        methods.push('\t');
+    }
+    // No method called on any class: no records at all.
+    if methods.bytes().all(|b| b == b'\t') {
+        methods.clear();
+    }
     Deps {
-        list: list.into_boxed_slice(),
+        ids: ids.into_boxed_slice(),
+        methods: methods.into_boxed_str(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{absorbed, extract};
+    use crate::index::{absorbed, extract, Names};
 
     /// The in-scope classes that `methods[index]` and the methods in `absorbed` reference,
     /// other than its own class ([`Refs::collect`] then [`resolve_refs`]).
-    fn method_deps(file: &FileFacts, index: usize, absorbed: &[usize], known: &Known) -> Deps {
+    fn method_deps(
+        file: &FileFacts,
+        index: usize,
+        absorbed: &[usize],
+        known: &Known,
+    ) -> Vec<(String, Vec<String>)> {
         let Some(root) = file.methods.get(index) else {
-            return Deps::default();
+            return Vec::new();
         };
         let refs = Refs::collect(file, index, absorbed);
-        resolve_refs(&refs, &root.owner, &Scopes::new(&file.classes), known)
+        let deps = resolve_refs(
+            refs.as_str(),
+            &root.owner,
+            &Scopes::new(&file.classes),
+            known,
+        );
+        let names: Vec<(String, Vec<String>)> = deps
+            .iter(&known.names)
+            .map(|(class, methods)| (class.to_string(), methods.map(str::to_string).collect()))
+            .collect();
+        assert_eq!(deps.len(), names.len());
+        assert_eq!(
+            deps.keys(&known.names).collect::<Vec<_>>(),
+            names.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>()
+        );
+        names
     }
 
     #[test]
@@ -614,16 +660,7 @@ mod tests {
         ]);
         let absorbed = absorbed(&file.methods, 0);
         assert_eq!(absorbed, vec![1]);
-        let deps = method_deps(&file, 0, &absorbed, &k);
-        assert_eq!(
-            deps.get("Order").map(|m| m.iter().collect::<Vec<_>>()),
-            Some(vec!["id", "total"])
-        );
-        assert_eq!(deps.get("Nope"), None);
-        let flat: Vec<(String, Vec<String>)> = deps
-            .iter()
-            .map(|(c, m)| (c.to_string(), m.iter().map(str::to_string).collect()))
-            .collect();
+        let flat = method_deps(&file, 0, &absorbed, &k);
         assert_eq!(
             flat,
             vec![
@@ -636,12 +673,43 @@ mod tests {
     }
 
     #[test]
+    fn classes_without_called_methods_keep_their_place_among_those_with_some() {
+        // `Audit` and `Gateway` are referenced without a call on them, `Ledger` with two:
+        // each class keeps its own (possibly empty) method list, in name order.
+        let src = "class Refund\n  def call(gateway)\n    Audit\n    Ledger.book(1)\n    Ledger.book(2)\n    Ledger.close\n    gateway\n  end\n  def quiet(gateway)\n    Audit\n    gateway\n  end\nend\n";
+        let file = extract("app/services/refund.rb", src.as_bytes());
+        let k = known(&["Refund", "Audit", "Ledger", "Gateway"]);
+        assert_eq!(
+            method_deps(&file, 0, &[], &k),
+            vec![
+                ("Audit".to_string(), vec![]),
+                ("Gateway".to_string(), vec![]),
+                (
+                    "Ledger".to_string(),
+                    vec!["book".to_string(), "close".to_string()]
+                ),
+            ]
+        );
+        // No method called on any class.
+        assert_eq!(
+            method_deps(&file, 1, &[], &k),
+            vec![
+                ("Audit".to_string(), vec![]),
+                ("Gateway".to_string(), vec![])
+            ]
+        );
+    }
+
+    #[test]
     fn classes_nested_in_the_own_class_of_the_same_file_are_not_dependencies() {
         let src = "class Order\n  def ship!\n    raise InvalidState\n    Order::Line.new\n  end\n  class InvalidState < StandardError; end\nend\n";
         let file = extract("app/models/order.rb", src.as_bytes());
         let k = known(&["Order", "Order::InvalidState", "Order::Line"]);
         // Order::Line lives in another file: a real dependency.
-        let deps: Vec<String> = method_deps(&file, 0, &[], &k).into_keys().collect();
+        let deps: Vec<String> = method_deps(&file, 0, &[], &k)
+            .into_iter()
+            .map(|(class, _)| class)
+            .collect();
         assert_eq!(deps, vec!["Order::Line".to_string()]);
     }
 
@@ -684,10 +752,7 @@ mod tests {
             ]
         );
         let k = known(&["Billing::Charge", "Billing::Payment", "Payment"]);
-        let flat: Vec<(String, Vec<String>)> = method_deps(&file, 0, &absorbed, &k)
-            .iter()
-            .map(|(c, m)| (c.to_string(), m.to_vec()))
-            .collect();
+        let flat = method_deps(&file, 0, &absorbed, &k);
         assert_eq!(
             flat,
             vec![

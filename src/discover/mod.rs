@@ -18,7 +18,7 @@ use crate::index::{Diagnostic, FileFacts, MethodKind, NameList};
 use crate::naming;
 use crate::vocab::ControllerLayout;
 
-pub use deps::Deps;
+pub use deps::{ClassNames, Deps};
 pub use modes::MethodMode;
 pub use zones::{Zone, ZoneThresholds};
 
@@ -171,13 +171,13 @@ impl FilePlan {
         &self.path
     }
 
-    /// Union of the classes its main class's items depend on.
-    pub fn dependencies(&self, items: &[Item]) -> Vec<String> {
+    /// Union of the classes its main class's items depend on (`classes`: the plan's).
+    pub fn dependencies(&self, items: &[Item], classes: &deps::ClassNames) -> Vec<String> {
         let mut all = BTreeSet::new();
         for &i in &self.items {
             if let Some(item) = items.get(i) {
                 if Some(item.class_name()) == self.class_name.as_deref() {
-                    all.extend(item.deps.keys().map(str::to_string));
+                    all.extend(item.deps.keys(classes).map(str::to_string));
                 }
             }
         }
@@ -192,56 +192,121 @@ impl FilePlan {
 pub struct Prepared {
     /// Path relative to the project root.
     pub path: String,
-    /// Why the file was not parsed, if it was not.
-    pub skipped: Option<String>,
-    /// The first syntax error, if any.
-    pub first_diagnostic: Option<Diagnostic>,
-    /// Number of syntax errors.
-    pub diagnostic_count: usize,
     /// Code lines.
     pub loc: u32,
     /// Number of methods.
     pub methods: usize,
     /// How it changed, if it did.
     pub change: Option<ChangeKind>,
-    /// Its path in the base, for renames.
-    pub old_path: Option<String>,
     class_name: Option<String>,
     all_new: bool,
     /// The class statements, for constant resolution.
     scopes: deps::Scopes,
     /// The plan's units (public methods, and private ones Rails calls), in file order.
     public: Vec<PublicMethod>,
-    /// Changed methods that are no unit and that no unit calls (ids).
+    /// What few files have (a skip, parse errors, a rename, unplanned changes): kept
+    /// apart, a large codebase holds tens of thousands of these until planning.
+    rare: Option<Box<PreparedRare>>,
+}
+
+/// The rare fields of a [`Prepared`] file.
+#[derive(Debug, Clone, Default)]
+struct PreparedRare {
+    skipped: Option<String>,
+    first_diagnostic: Option<Diagnostic>,
+    diagnostic_count: usize,
+    old_path: Option<String>,
     unplanned: Vec<Box<str>>,
 }
 
 impl Prepared {
+    /// Why the file was not parsed, if it was not.
+    pub fn skipped(&self) -> Option<&str> {
+        self.rare.as_ref()?.skipped.as_deref()
+    }
+
+    /// The first syntax error, if any.
+    pub fn first_diagnostic(&self) -> Option<&Diagnostic> {
+        self.rare.as_ref()?.first_diagnostic.as_ref()
+    }
+
+    /// Number of syntax errors.
+    pub fn diagnostic_count(&self) -> usize {
+        self.rare.as_ref().map_or(0, |r| r.diagnostic_count)
+    }
+
     /// Names of the file's class and module statements (for constant resolution).
     pub fn class_names(&self) -> impl Iterator<Item = &str> {
         self.scopes.classes()
     }
 }
 
-/// A public method of a [`Prepared`] file.
+/// A public method of a [`Prepared`] file. Its id, references and absorbed names share one
+/// buffer: a large codebase keeps hundreds of thousands of these until planning.
 #[derive(Debug, Clone)]
 struct PublicMethod {
     index: u32,
-    /// The method id; the owner is its first `owner_len` bytes.
-    id: Box<str>,
+    /// The method id, then the references ([`deps::Refs`]), then the absorbed methods'
+    /// names (each followed by a newline).
+    text: Box<str>,
+    /// Length of the id at the start of `text`; the owner is its first `owner_len` bytes.
+    id_len: u32,
     owner_len: u32,
+    /// Length of the references after the id.
+    refs_len: u32,
     kind: MethodKind,
     line_range: (u32, u32),
     mode: MethodMode,
-    absorbed: NameList,
-    refs: deps::Refs,
     /// For a private method Rails calls: what calls it (`before_create`).
     trigger: Option<Box<str>>,
 }
 
 impl PublicMethod {
+    fn new(id: &str, owner_len: usize, refs: &str, absorbed: &NameList) -> Self {
+        let mut text = String::with_capacity(id.len() + refs.len());
+        text.push_str(id);
+        text.push_str(refs);
+        for name in absorbed.iter() {
+            text.push_str(name);
+            text.push('\n');
+        }
+        // Nothing near 4 GiB: files over max_file_size are not parsed.
+        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        PublicMethod {
+            index: 0,
+            text: text.into_boxed_str(),
+            id_len: len(id.len()),
+            owner_len: len(owner_len),
+            refs_len: len(refs.len()),
+            kind: MethodKind::Instance,
+            line_range: (0, 0),
+            mode: MethodMode::New,
+            trigger: None,
+        }
+    }
+
+    fn id(&self) -> &str {
+        self.text.get(..self.id_len as usize).unwrap_or_default()
+    }
+
     fn owner(&self) -> &str {
-        self.id.get(..self.owner_len as usize).unwrap_or_default()
+        self.text.get(..self.owner_len as usize).unwrap_or_default()
+    }
+
+    fn refs(&self) -> &str {
+        let start = self.id_len as usize;
+        self.text
+            .get(start..start + self.refs_len as usize)
+            .unwrap_or_default()
+    }
+
+    fn absorbed(&self) -> NameList {
+        let start = self.id_len as usize + self.refs_len as usize;
+        self.text
+            .get(start..)
+            .unwrap_or_default()
+            .split_terminator('\n')
+            .collect()
     }
 }
 
@@ -303,25 +368,22 @@ pub fn prepare(source: Source) -> Prepared {
         if !unit(i, m) {
             continue;
         }
-        public.push(PublicMethod {
-            trigger: triggers
-                .get(i)
-                .and_then(Option::as_ref)
-                .filter(|_| !m.is_public_api())
-                .map(|t| t.text().into_boxed_str()),
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-            id: m.id().into_boxed_str(),
-            // An owner name is never near 4 GiB (files over max_file_size are not parsed).
-            owner_len: u32::try_from(m.owner.len()).unwrap_or(u32::MAX),
-            kind: m.kind,
-            line_range: m.line_range,
-            mode: modes.get(i).copied().unwrap_or(MethodMode::New),
-            refs: deps::Refs::collect(&facts, i, absorbed),
-            absorbed: absorbed
-                .iter()
-                .filter_map(|&j| facts.methods.get(j).map(|a| a.name.as_str()))
-                .collect(),
-        });
+        let refs = deps::Refs::collect(&facts, i, absorbed);
+        let absorbed: NameList = absorbed
+            .iter()
+            .filter_map(|&j| facts.methods.get(j).map(|a| a.name.as_str()))
+            .collect();
+        let mut method = PublicMethod::new(&m.id(), m.owner.len(), refs.as_str(), &absorbed);
+        method.index = u32::try_from(i).unwrap_or(u32::MAX);
+        method.kind = m.kind;
+        method.line_range = m.line_range;
+        method.mode = modes.get(i).copied().unwrap_or(MethodMode::New);
+        method.trigger = triggers
+            .get(i)
+            .and_then(Option::as_ref)
+            .filter(|_| !m.is_public_api())
+            .map(|t| t.text().into_boxed_str());
+        public.push(method);
     }
     public.shrink_to_fit();
     let class_name = main_class(&facts);
@@ -337,20 +399,28 @@ pub fn prepare(source: Source) -> Prepared {
         ..
     } = facts;
     let scopes = deps::Scopes::new(&classes);
-    Prepared {
-        path,
+    let rare = PreparedRare {
         skipped,
         first_diagnostic,
         diagnostic_count,
+        old_path,
+        unplanned,
+    };
+    let common = rare.skipped.is_none()
+        && rare.first_diagnostic.is_none()
+        && rare.diagnostic_count == 0
+        && rare.old_path.is_none()
+        && rare.unplanned.is_empty();
+    Prepared {
+        path,
         loc,
         methods,
         change,
-        old_path,
         class_name,
         all_new,
         scopes,
         public,
-        unplanned,
+        rare: (!common).then(|| Box::new(rare)),
     }
 }
 
@@ -420,6 +490,8 @@ pub struct Plan {
     pub stopped: Vec<Stopped>,
     /// Problems that did not stop the plan.
     pub warnings: Vec<String>,
+    /// The known classes by number: what the items' [`Deps`] refer to.
+    pub classes: Vec<std::sync::Arc<str>>,
 }
 
 /// The class a file is about: the one its path names by Rails conventions, else the first
@@ -479,10 +551,9 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
     // are computed.
     drop(sources);
     crate::memory::release();
-    // Only the names are needed from here (for the cycles).
+    // Only the names are needed from here (the cycles, and the items' dependencies).
     let names = known.into_names();
     let computed = number_and_compute(&items, &names);
-    drop(names);
     // The graph's lists are garbage: the sort and the answer grow on top of them.
     crate::memory::release();
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
@@ -553,6 +624,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
         cycles: computed.cycles,
         stopped,
         warnings,
+        classes: names,
     }
 }
 
@@ -569,14 +641,17 @@ fn plan_file(
         loc,
         methods,
         change,
-        old_path,
         class_name,
         all_new,
         scopes,
         public,
+        rare,
+    } = source;
+    let PreparedRare {
+        old_path,
         unplanned,
         ..
-    } = source;
+    } = rare.map(|r| *r).unwrap_or_default();
     let zone = zones::zone(loc, methods, &settings.zones);
     let spec_path = naming::spec_path(&path, settings.spec_policy);
     let mut warning = Vec::new();
@@ -601,7 +676,7 @@ fn plan_file(
     }
     let mut items = Vec::with_capacity(public.len());
     for m in public {
-        let deps = deps::resolve_refs(&m.refs, m.owner(), &scopes, known);
+        let deps = deps::resolve_refs(m.refs(), m.owner(), &scopes, known);
         let (selected, skip_reason) = if Some(m.owner()) != class_name.as_deref() {
             (
                 false,
@@ -611,18 +686,19 @@ fn plan_file(
                 )
                 .into()),
             )
-        } else if !settings.filter.keeps(&m.id) {
+        } else if !settings.filter.keeps(m.id()) {
             (false, Some(select::PATTERN_FILTER.into()))
         } else if settings.select_all || m.mode != MethodMode::Unchanged {
             (true, None)
         } else {
             (false, Some(UNCHANGED.into()))
         };
+        let absorbed = m.absorbed();
         items.push(Item {
             file: u32::try_from(file_index).unwrap_or(u32::MAX),
             method: m.index,
             class_id: known.id(m.owner()),
-            method_id: m.id,
+            method_id: m.id().into(),
             owner_len: m.owner_len,
             kind: m.kind,
             line_range: m.line_range,
@@ -635,7 +711,7 @@ fn plan_file(
                 })
             }),
             deps,
-            absorbed: m.absorbed,
+            absorbed,
             wave: 0,
         });
     }
@@ -711,7 +787,7 @@ mod tests {
                 (
                     i.method_id.to_string(),
                     i.wave,
-                    i.deps.keys().map(str::to_string).collect(),
+                    i.deps.keys(&plan.classes).map(str::to_string).collect(),
                 )
             })
             .collect();
@@ -800,7 +876,7 @@ mod tests {
                     i.class_name(),
                     i.method_name(),
                     i.wave,
-                    i.deps.keys().map(str::to_string).collect(),
+                    i.deps.keys(&plan.classes).map(str::to_string).collect(),
                     i.absorbed.to_vec(),
                 )
             })

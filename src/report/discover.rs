@@ -357,12 +357,12 @@ fn change_str(change: ChangeKind) -> &'static str {
 }
 
 /// A dependency list as the answer writes it.
-pub fn deps_out(item: &Item) -> Vec<DepOut<'_>> {
+pub fn deps_out<'a>(plan: &'a Plan, item: &'a Item) -> Vec<DepOut<'a>> {
     item.deps
-        .iter()
+        .iter(&plan.classes)
         .map(|(class, methods)| DepOut {
             class,
-            methods: methods.iter().collect(),
+            methods: methods.collect(),
         })
         .collect()
 }
@@ -377,7 +377,7 @@ fn item_out<'a>(plan: &'a Plan, item: &'a Item) -> ItemOut<'a> {
         method_mode: item.mode.as_str(),
         selected: item.selected,
         skip_reason: item.skip_reason(),
-        cross_class_deps: deps_out(item),
+        cross_class_deps: deps_out(plan, item),
         absorbed_private_methods: &item.absorbed,
         trigger: item.trigger(),
     }
@@ -426,7 +426,7 @@ fn waves_of(plan: &Plan) -> impl Iterator<Item = Wave<'_>> {
 
 fn edges_of(plan: &Plan) -> impl Iterator<Item = Edge<'_>> {
     plan.items.iter().flat_map(|item| {
-        item.deps.keys().map(move |class| Edge {
+        item.deps.keys(&plan.classes).map(move |class| Edge {
             from: &item.method_id,
             to: class,
         })
@@ -604,7 +604,7 @@ impl DiscoverAnswer {
         let no_edges = plan.items.iter().all(|i| i.deps.is_empty());
         if let Some(level) = y.seq(&mut graph, "edges", no_edges)? {
             y.write_each(pool.as_ref(), &plan.items, |y, item| {
-                for class in item.deps.keys() {
+                for class in item.deps.keys(&plan.classes) {
                     let mut m = y.item(level);
                     y.str(&mut m, "from", &item.method_id)?;
                     y.str(&mut m, "to", class)?;
@@ -719,7 +719,7 @@ impl DiscoverAnswer {
                     let _ = writeln!(out, "  {}{detail}", file.map_or("", FilePlan::path));
                 }
                 let mark = if item.selected { "x" } else { " " };
-                let deps: Vec<&str> = item.deps.keys().collect();
+                let deps: Vec<&str> = item.deps.keys(&plan.classes).collect();
                 let mut deps = if deps.is_empty() {
                     String::new()
                 } else {
