@@ -348,6 +348,29 @@ fn presence(subject: &Node) -> Spec {
     }
 }
 
+/// The value an equality with the empty string tests (`x.to_s == ""`, `"" == x.strip`),
+/// without the conversion: the test is whether it is blank.
+fn blank_test(call: &Call) -> Option<&Node> {
+    let other = match (call.recv.as_ref()?, call.args.first()?) {
+        (Node::Str(s), other) | (other, Node::Str(s)) if s.is_empty() && call.args.len() == 1 => {
+            other
+        }
+        _ => return None,
+    };
+    let mut subject = other;
+    while let Node::Call(c) = subject {
+        match (&c.recv, c.name.as_str()) {
+            (Some(inner), "to_s" | "to_str" | "strip" | "squish" | "chomp")
+                if c.args.is_empty() && c.block.is_none() =>
+            {
+                subject = inner;
+            }
+            _ => break,
+        }
+    }
+    Some(subject)
+}
+
 /// `!x` as a characteristic of `x` whose truthy value is `x`'s falsy one.
 fn flip_negated(s: Spec) -> Spec {
     flip(s)
@@ -462,6 +485,12 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             });
         }
         ">=" | ">" | "<=" | "<" => return range(call),
+        // `cookie.to_s == ""`: whether the value is blank, a presence, not an enum with an
+        // empty name.
+        "==" | "eql?" if blank_test(call).is_some() => {
+            return blank_test(call).map(|s| flip(presence(s)))
+        }
+        "!=" if blank_test(call).is_some() => return blank_test(call).map(presence),
         "==" | "===" | "eql?" => return equality(call),
         "!=" => return equality(call).map(flip),
         _ => {}

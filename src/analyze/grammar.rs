@@ -99,6 +99,47 @@ fn rewrite_words(text: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The first words of the noun phrases the analyzer writes with their own article (`a
+/// hash`, `an empty list`, `a link to the user`, `a new record`, `a list of words`).
+const ARTICLE_NOUNS: &[&str] = &[
+    "hash", "list", "link", "new", "empty", "string", "text", "time", "span", "script", "image",
+];
+
+/// One article before a noun: a text put together from parts (`returns a link to the`
+/// and a noun that has its own article, `a hash`) reads `a link to a hash`, not `the a
+/// hash`. Only outside quoted text.
+fn single_article(text: &str) -> String {
+    let parts = runs(text);
+    let mut out = String::with_capacity(text.len());
+    let mut quoted = false;
+    for (i, &(word, part)) in parts.iter().enumerate() {
+        if !word {
+            quoted ^= part.matches('"').count() % 2 == 1;
+        }
+        let next_word = parts
+            .get(i + 2)
+            .filter(|_| parts.get(i + 1).is_some_and(|(w, gap)| !w && *gap == " "));
+        // `the a` is only a doubled article before a noun phrase that carries its own
+        // (`a hash`, `an empty list`, `a link to`): a variable named `a` keeps `the a`.
+        let after = parts
+            .get(i + 4)
+            .filter(|_| parts.get(i + 3).is_some_and(|(w, gap)| !w && *gap == " "));
+        let doubled = word
+            && !quoted
+            && part.eq_ignore_ascii_case("the")
+            && next_word.is_some_and(|(w, n)| {
+                *w && (*n == "the"
+                    || (matches!(*n, "a" | "an")
+                        && after.is_some_and(|(w, noun)| *w && ARTICLE_NOUNS.contains(noun))))
+            });
+        // The doubled article goes; the spaces around it are joined below.
+        if !doubled {
+            out.push_str(part);
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A behavior description the validator accepts.
 pub fn behavior(text: &str) -> String {
     let mut out = rewrite_words(text, &|w| {
@@ -111,6 +152,7 @@ pub fn behavior(text: &str) -> String {
             .find(|(m, _)| *m == lower)
             .map(|(_, r)| (*r).to_string())
     });
+    out = single_article(&out);
     while runs(&out)
         .first()
         .is_some_and(|(w, part)| *w && part.eq_ignore_ascii_case("it"))
@@ -225,6 +267,35 @@ mod tests {
         );
         assert_eq!(behavior("user can refund"), "user is able to refund");
         assert_eq!(behavior("returns nil"), "returns nil");
+    }
+
+    #[test]
+    fn behaviors_keep_one_article_before_a_noun() {
+        assert_eq!(
+            behavior("returns a link to the a hash"),
+            "returns a link to a hash"
+        );
+        assert_eq!(
+            behavior("adds to the an empty list"),
+            "adds to an empty list"
+        );
+        assert_eq!(
+            behavior("redirects to the the params"),
+            "redirects to the params"
+        );
+        // A lone `the` before another word, and quoted text, stay.
+        assert_eq!(behavior("returns the answer"), "returns the answer");
+        assert_eq!(
+            behavior("renders \"the a\" then the note"),
+            "renders \"the a\" then the note"
+        );
+        assert_eq!(behavior("sets the other"), "sets the other");
+        // A variable named `a`.
+        assert_eq!(behavior("returns the a"), "returns the a");
+        assert_eq!(
+            behavior("returns the a with a set to a plus 1"),
+            "returns the a with a set to a plus 1"
+        );
     }
 
     #[test]

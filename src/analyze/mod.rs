@@ -1094,6 +1094,28 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_comparison_with_the_empty_string_is_a_presence() {
+        // osm's require_cookies: `request.cookies["_osm_session"].to_s == ""` is whether
+        // the cookie is there, not an enum whose value has an empty name.
+        let m = analyze_one(
+            "class SessionGate\n  def check\n    if request.cookies[\"_app_session\"].to_s == \"\"\n      :retry\n    else\n      :ok\n    end\n  end\n\n  def named(user)\n    return \"anonymous\" if user.name.strip != \"\"\n    user.name\n  end\nend\n",
+            "check",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec!["1 app_session_cookie [presence] present:app session cookie present -> returns :ok | nil:app session cookie missing -> returns :retry"]
+        );
+        let m = analyze_one(
+            "class SessionGate\n  def named(user)\n    return \"anonymous\" if user.name.strip != \"\"\n    user.name\n  end\nend\n",
+            "named",
+        );
+        assert_eq!(
+            tests::flat(&m).first().map(String::as_str),
+            Some("1 user_name [presence] present:user name present => returns \"anonymous\" | nil:user name missing -> returns user name")
+        );
+    }
+
+    #[test]
     fn a_part_asked_already_on_the_path_is_not_asked_again() {
         // osm's check_database_readable then check_database_writable: under `NOT
         // offline`, `offline || readonly` asks only readonly.

@@ -60,6 +60,9 @@ const TRANSPARENT: &[&str] = &[
     "to_sym",
     "to_a",
     "to_h",
+    "to_unsafe_h",
+    "to_unsafe_hash",
+    "to_hash",
     "to_date",
     "to_time",
     "to_datetime",
@@ -444,6 +447,14 @@ fn index_noun(recv: Option<&Node>, args: &[Node], depth: usize) -> String {
     let key = args.first();
     let holder = recv.map(|r| match r {
         Node::Call(c) if c.recv.is_none() && c.args.is_empty() => c.name.as_str(),
+        // `request.cookies[...]`, `request.session[...]`: the controller's own.
+        Node::Call(c)
+            if c.args.is_empty()
+                && matches!(c.name.as_str(), "cookies" | "session" | "params")
+                && matches!(&c.recv, Some(Node::Call(r)) if r.name == "request" && r.recv.is_none()) =>
+        {
+            c.name.as_str()
+        }
         Node::Ivar(n) | Node::Lvar(n) => n.as_str(),
         Node::Const { path, .. } => path.as_str(),
         Node::SelfRef => "self",
