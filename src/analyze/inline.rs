@@ -383,7 +383,40 @@ fn prune_value_choices(stmts: Vec<Node>) -> Vec<Node> {
             Node::If(i) => !(only_values(&i.then) && i.els.as_ref().is_none_or(only_values)),
             _ => true,
         })
+        .map(|s| match s {
+            // `repo_path = root_url || url`: a default the helper picks for itself, which
+            // its caller neither passes nor sees (hg's repository path in redmine's
+            // MercurialAdapter): kept as a plain value, not split into a presence.
+            Node::Assign {
+                target,
+                op,
+                value,
+                line,
+            } if matches!(value.as_ref(), Node::Or(a, b) if plain_operand(a) && plain_operand(b)) => {
+                Node::Assign {
+                    target,
+                    op,
+                    value: Box::new(Node::Other {
+                        text: value.render(),
+                        line,
+                    }),
+                    line,
+                }
+            }
+            other => other,
+        })
         .collect()
+}
+
+/// A value read as it is: a variable, a constant, a literal, or an attribute of the
+/// object itself (`root_url`, `self.url`).
+fn plain_operand(node: &Node) -> bool {
+    match node {
+        Node::Call(c) => {
+            c.args.is_empty() && c.block.is_none() && matches!(c.recv, None | Some(Node::SelfRef))
+        }
+        other => only_values(other) || matches!(other, Node::Const { .. }),
+    }
 }
 
 fn only_values(node: &Node) -> bool {
@@ -407,6 +440,20 @@ fn only_values(node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_default_a_bare_called_helper_picks_for_itself_is_no_characteristic() {
+        // redmine's MercurialAdapter: `repo_path = root_url || url` inside `hg`, whose
+        // value the caller never reads. Its argument guard stays the caller's.
+        let m = analyze_one(
+            "class Adapter\n  def cat(path)\n    hg(\"cat\", path)\n    true\n  end\n\n  private\n\n  def hg(*args)\n    raise ArgumentError, \"bad\" if args.any? { |s| s.start_with?(\"--config\") }\n    repo_path = root_url || url\n    shellout([\"-R#{repo_path}\", *args].join(\" \"))\n  end\nend\n",
+            "cat",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 some_args [boolean] true:some args starting with \"--config\" => raises ArgumentError | false:no args starting with \"--config\" -> returns true"]
+        );
+    }
 
     #[test]
     fn raising_guards_of_a_private_helper_become_the_callers() {
