@@ -20,6 +20,9 @@ use super::flow::{statements, At, End, Slot, Walker};
 use super::model::CharType;
 use super::rules::Rule;
 
+/// The most guards on one subject read as one enum ([`Walker::guard_run`]).
+pub const MAX_GUARD_RUN: usize = 32;
+
 impl Walker<'_> {
     /// Handles a `case`.
     pub fn case(&mut self, case: &Case, rest: &[Node], at: At, tail: bool) -> End {
@@ -169,25 +172,65 @@ impl Walker<'_> {
         let els: Option<Node>;
         let mut last_line = node.cond_line;
         loop {
-            let (s, lit) = equality(&current.cond)?;
+            // The last arm may test more (`elsif x == :a && single_child`): that value
+            // then decides the rest, and falls to the `else` when it fails.
+            let (test, more) = match &current.cond {
+                and @ Node::And(..) if !arms.is_empty() => first_and_rest(and),
+                other => (other.clone(), None),
+            };
+            let (s, values) = match equality(&test) {
+                Some((s, lit)) => (s.clone(), vec![condition::when_value(lit)]),
+                None => {
+                    let (s, values) = self.membership(&test)?;
+                    (s.clone(), values)
+                }
+            };
             last_line = current
                 .cond
                 .span()
                 .map_or(current.cond_line, |(_, hi)| hi)
                 .max(last_line);
             match &subject {
-                None => subject = Some(s.clone()),
+                None => subject = Some(s),
                 Some(prev) if prev.render() == s.render() => {}
                 Some(_) => return None,
             }
-            arms.push((vec![condition::when_value(lit)], current.then.clone()));
-            match &current.els {
-                Some(Node::If(next)) if next.elsif => current = next,
-                other => {
-                    els = other.clone();
+            if let Some(more) = more {
+                let decided = Node::If(Box::new(If {
+                    cond: more,
+                    then: current.then.clone(),
+                    els: current.els.clone(),
+                    unless: false,
+                    modifier: false,
+                    ternary: false,
+                    elsif: false,
+                    lines: current.lines,
+                    cond_line: current.cond_line,
+                }));
+                arms.push((values, decided));
+                els = current.els.clone();
+                break;
+            }
+            arms.push((values, current.then.clone()));
+            match chained(current.els.as_ref()) {
+                Some(next) => current = next,
+                None => {
+                    els = current.els.clone();
                     break;
                 }
             }
+        }
+        // The `else` is walked again under the last arm when it tests more: only when it
+        // decides nothing, so the plan does not double.
+        if arms.len() >= 2
+            && matches!(&current.cond, Node::And(..))
+            && els.as_ref().is_some_and(|e| {
+                statements(e)
+                    .iter()
+                    .any(|n| matches!(n, Node::If(_) | Node::Case(_) | Node::Begin(_)))
+            })
+        {
+            return None;
         }
         if arms.len() < 2 {
             return None;
@@ -203,6 +246,152 @@ impl Walker<'_> {
             at,
             tail,
         ))
+    }
+
+    /// `LIST.include?(x)` or `x.in?(LIST)`: the subject and the values that pass. A list of
+    /// up to three literals (written out, or assigned to a local) gives one value each, as
+    /// `when "open", "reopened"` does; a longer list, or one named by a constant or a
+    /// method, is one value named after it (`one of the dir auto types`): an expert writes
+    /// one context for the list, not one per element.
+    pub(super) fn membership<'n>(
+        &self,
+        cond: &'n Node,
+    ) -> Option<(&'n Node, Vec<(Value, String)>)> {
+        let Node::Call(c) = cond else { return None };
+        if c.args.len() != 1 || c.block.is_some() {
+            return None;
+        }
+        let (list, subject) = match (c.name.as_str(), c.recv.as_ref(), c.args.first()) {
+            ("include?" | "member?", Some(list), Some(subject)) => (list, subject),
+            ("in?", Some(subject), Some(list)) => (list, subject),
+            _ => return None,
+        };
+        let literal = |n: &Node| matches!(n, Node::Str(_) | Node::Sym(_) | Node::Int(_));
+        let items = match list {
+            Node::Array(items) => Some(items),
+            Node::Lvar(name) => match self.assigned.get(name) {
+                Some(Node::Array(items)) => Some(items),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(items) = items {
+            if !items.is_empty() && items.len() <= 3 && items.iter().all(literal) {
+                return Some((subject, items.iter().map(condition::when_value).collect()));
+            }
+        }
+        let name = match list {
+            Node::Lvar(n) => super::grammar::words(n),
+            Node::Const { path, .. } => path.clone(),
+            Node::Call(l) if l.args.is_empty() && l.block.is_none() => {
+                super::grammar::words(&l.name)
+            }
+            // A literal list too long to write out, or an expression: no name for it.
+            _ => return None,
+        };
+        let value = Value::String(super::grammar::identifier(&name));
+        let words = match list {
+            Node::Const { .. } => format!("one of {name}"),
+            _ => format!("one of the {name}"),
+        };
+        Some((subject, vec![(value, words)]))
+    }
+
+    /// `return a if x == :p; return b if x == :q; rest`: guards that each test one subject
+    /// against values (equalities, `LIST.include?(x)`) are one `if/elsif` chain whose
+    /// `else` is the rest of the method, so they read as one enum (`x`: `p`, `q`, `other`)
+    /// instead of a characteristic per guard nested under the last one's `other`. The
+    /// last guard may test more with `&&` (`return true if x == :a && single_child`): its
+    /// value then carries the rest test, then the rest of the method. `None` unless two
+    /// guards or more share the subject. Returns the chain and how many statements of
+    /// `rest` it took.
+    pub(super) fn guard_run(&self, first: &If, rest: &[Node]) -> Option<(Node, usize)> {
+        // (subject as written, the guard, the test of its subject, what `&&` adds)
+        let mut guards: Vec<(String, &If, Node, Option<Node>)> = Vec::new();
+        for stmt in std::iter::once(None).chain(rest.iter().map(Some)) {
+            let node = match stmt {
+                None => first,
+                Some(Node::If(i)) => i,
+                Some(_) => break,
+            };
+            if node.unless || node.ternary || node.els.is_some() {
+                break;
+            }
+            if super::outcome::always_exits(&node.then, &self.cx.text).is_none() {
+                break;
+            }
+            let (test, more) = first_and_rest(&node.cond);
+            let subject = match equality(&test) {
+                Some((s, _)) => s.render(),
+                None => match self.membership(&test) {
+                    Some((s, _)) => s.render(),
+                    None => break,
+                },
+            };
+            if guards.first().is_some_and(|(s, ..)| *s != subject) {
+                break;
+            }
+            if guards.len() == MAX_GUARD_RUN {
+                // A table written as guards (hundreds of `return n if x == n`): an enum of
+                // the first ones, the next under its `other`, down to the nesting limit.
+                break;
+            }
+            // Only the last guard may test more: after it, the rest runs as well.
+            let last = more.is_some();
+            guards.push((subject, node, test, more));
+            if last {
+                break;
+            }
+        }
+        if guards.len() < 2 {
+            return None;
+        }
+        let taken = guards.len() - 1;
+        let after: Vec<Node> = rest.get(taken..).unwrap_or_default().to_vec();
+        // The rest is walked again under the last guard's value when it tests more: only
+        // when it decides nothing, so the plan does not double.
+        let last_more = guards.last().and_then(|(_, _, _, more)| more.clone());
+        if last_more.is_some()
+            && after
+                .iter()
+                .any(|n| matches!(n, Node::If(_) | Node::Case(_) | Node::Begin(_)))
+        {
+            return None;
+        }
+        let els = (!after.is_empty()).then(|| Node::Seq(after.clone()));
+        let mut chain: Option<Node> = els;
+        for (i, (_, node, test, more)) in guards.iter().enumerate().rev() {
+            let then = match more {
+                Some(more) => {
+                    let mut body = vec![Node::If(Box::new(If {
+                        cond: more.clone(),
+                        then: node.then.clone(),
+                        els: None,
+                        unless: false,
+                        modifier: true,
+                        ternary: false,
+                        elsif: false,
+                        lines: node.lines,
+                        cond_line: node.cond_line,
+                    }))];
+                    body.extend(after.iter().cloned());
+                    Node::Seq(body)
+                }
+                None => node.then.clone(),
+            };
+            chain = Some(Node::If(Box::new(If {
+                cond: test.clone(),
+                then,
+                els: chain,
+                unless: false,
+                modifier: false,
+                ternary: false,
+                elsif: i > 0,
+                lines: node.lines,
+                cond_line: node.cond_line,
+            })));
+        }
+        Some((chain?, taken))
     }
 
     /// An enum whose values are exactly its arms (no `other`): `respond_to` formats.
@@ -328,6 +517,36 @@ impl Walker<'_> {
     }
 }
 
+/// `a && b && c` → (`a`, `b && c`): the first test and what the rest adds (`None` for a
+/// condition that is no `&&`).
+fn first_and_rest(cond: &Node) -> (Node, Option<Node>) {
+    match cond {
+        Node::And(left, right) => {
+            let (first, more) = first_and_rest(left);
+            let more = match more {
+                Some(m) => Node::And(Box::new(m), right.clone()),
+                None => (**right).clone(),
+            };
+            (first, Some(more))
+        }
+        other => (other.clone(), None),
+    }
+}
+
+/// The next link of an `if/elsif` chain: an `elsif`, or an `else` that holds only an `if`
+/// (`else if x == :b`, and the nested ifs a guard sequence or a lambda becomes).
+fn chained(els: Option<&Node>) -> Option<&If> {
+    let next = match els? {
+        Node::If(next) => next,
+        Node::Seq(items) => match items.as_slice() {
+            [Node::If(next)] => next,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (!next.unless && !next.ternary).then_some(next.as_ref())
+}
+
 /// `x == lit` or `lit == x`: the subject and the literal.
 fn equality(cond: &Node) -> Option<(&Node, &Node)> {
     let Node::Call(c) = cond else { return None };
@@ -375,6 +594,54 @@ fn join_or(w: &When) -> Node {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn guards_on_one_subject_are_one_enum_whose_other_is_the_rest() {
+        let m = analyze_one(
+            "class Shipment\n  def label(kind)\n    return \"express\" if kind == :express\n    return \"economy\" if kind == :economy\n\n    \"standard\"\n  end\nend\n",
+            "label",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 kind [enum] express:express => returns \"express\" | economy:economy => returns \"economy\" | other:other kind -> returns \"standard\""]
+        );
+    }
+
+    #[test]
+    fn a_guard_on_a_different_subject_ends_the_run() {
+        let m = analyze_one(
+            "class Shipment\n  def label(kind, rush)\n    return \"express\" if kind == :express\n    return \"rush\" if rush == :yes\n\n    \"standard\"\n  end\nend\n",
+            "label",
+        );
+        let names: Vec<String> = m.characteristics.iter().map(|c| c.name.clone()).collect();
+        assert_eq!(names, vec!["kind", "rush"]);
+    }
+
+    #[test]
+    fn a_list_test_and_an_equality_on_one_subject_are_one_enum() {
+        // A short literal list gives a value per element (as `when "open", "reopened"`).
+        let m = analyze_one(
+            "class Issue\n  def icon(status)\n    if %w[open reopened].include?(status)\n      \"circle\"\n    elsif status == \"closed\"\n      \"check\"\n    else\n      \"dot\"\n    end\n  end\nend\n",
+            "icon",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 status [enum] open:open -> returns \"circle\" | reopened:reopened -> returns \"circle\" | closed:closed -> returns \"check\" | other:other status -> returns \"dot\""]
+        );
+        // A constant list is one value named after it; the last guard tests more with
+        // `&&`, decided under its value (osm RichText's dir=auto lambda, as guards).
+        let m = analyze_one(
+            "class Doc\n  BLOCK_TYPES = [:p, :header, :ul].freeze\n\n  def dir_auto?(el)\n    return true if BLOCK_TYPES.include?(el.type)\n    return true if el.type == :a && el.children.length == 1 && el.children[0].type == :text\n\n    false\n  end\nend\n",
+            "dir_auto?",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 el_type [enum] block_types:one of BLOCK_TYPES => returns true | a:a | other:other el type => returns false",
+                "2 single_child [boolean] true:a single child with type equal to text => returns true | false:NOT a single child with type equal to text => returns false",
+            ]
+        );
+    }
 
     #[test]
     fn an_elsif_chain_on_one_objects_attributes_is_one_enum() {

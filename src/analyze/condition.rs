@@ -248,6 +248,9 @@ fn is_time(node: &Node) -> bool {
 pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
+        Node::And(a, b) if single_element(a, b).is_some() => {
+            single_element(a, b).unwrap_or_else(|| truthiness(cond))
+        }
         // `options.delete(:include_subprojects)` reads (and removes) the option: the
         // option's presence, as `options[:include_subprojects]` is.
         Node::Call(call)
@@ -282,6 +285,112 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
             }
         }
         _ => truthiness(cond),
+    }
+}
+
+/// `items.length == 1 && items[0].type == :text`: the collection holds one element, and
+/// it passes the second test. An expert sets up "a single text child", not a size and
+/// then its first element: one boolean (`single_child`: `a single child with type
+/// equal to text`). `None` unless the second test reads the collection's first element.
+pub fn single_element(a: &Node, b: &Node) -> Option<Spec> {
+    let collection = single_size(a)?;
+    let whole = collection.render();
+    let owner = match collection {
+        Node::Call(c) => c.name.as_str(),
+        Node::Lvar(n) | Node::Ivar(n) => n.as_str(),
+        _ => return None,
+    };
+    let one = singular(owner);
+    let element = Node::Lvar(one.clone());
+    let mut found = false;
+    let test = first_element_as(b, &whole, &element, &mut found);
+    if !found {
+        return None;
+    }
+    let words_of_one = words(&one);
+    let said = phrase::predicate(&test);
+    let rest = said
+        .strip_prefix(&format!("{words_of_one} "))
+        .unwrap_or(&said)
+        .to_string();
+    // `option equal to selected` → `a single option equal to selected`; `child type
+    // equal to text` → `a single child with type equal to text`.
+    let relation = rest.split_whitespace().next().is_some_and(|w| {
+        matches!(
+            w,
+            "equal"
+                | "of"
+                | "matching"
+                | "including"
+                | "NOT"
+                | "responding"
+                | "in"
+                | "above"
+                | "below"
+                | "at"
+                | "present"
+                | "missing"
+        )
+    });
+    let truthy = if relation {
+        format!("a single {words_of_one} {rest}")
+    } else {
+        format!("a single {words_of_one} with {rest}")
+    };
+    Some(Spec {
+        name: identifier(&format!("single_{one}")),
+        description: format!("whether {} holds {truthy}", subject_words(collection)),
+        kind: CharType::Boolean,
+        truthy: value(Value::Bool(true), truthy.clone()),
+        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+        threshold: None,
+        note: None,
+    })
+}
+
+/// `x.length == 1` (`size`, `count`): the collection `x`.
+fn single_size(node: &Node) -> Option<&Node> {
+    let Node::Call(eq) = node else { return None };
+    if eq.name != "==" || !matches!(eq.args.as_slice(), [Node::Int(1)]) {
+        return None;
+    }
+    let Some(Node::Call(size)) = eq.recv.as_ref() else {
+        return None;
+    };
+    if !matches!(size.name.as_str(), "length" | "size" | "count") || !size.args.is_empty() {
+        return None;
+    }
+    size.recv.as_ref()
+}
+
+/// `test` with `x[0]` and `x.first` (`x` rendered as `whole`) read as `element`.
+fn first_element_as(test: &Node, whole: &str, element: &Node, found: &mut bool) -> Node {
+    if let Node::Call(c) = test {
+        let first = match c.name.as_str() {
+            "[]" => matches!(c.args.as_slice(), [Node::Int(0)]),
+            "first" => c.args.is_empty() && c.block.is_none(),
+            _ => false,
+        };
+        if first && c.recv.as_ref().is_some_and(|r| r.render() == whole) {
+            *found = true;
+            return element.clone();
+        }
+    }
+    test.map_children(&mut |child| first_element_as(child, whole, element, found))
+}
+
+/// `children` → `child`, `entries` → `entry`, `items` → `item`.
+fn singular(name: &str) -> String {
+    let name = name.trim_start_matches('@');
+    if let Some(stem) = name.strip_suffix("children") {
+        return format!("{stem}child");
+    }
+    if let Some(stem) = name.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    match name.strip_suffix('s') {
+        Some(stem) if !stem.ends_with('s') && !stem.is_empty() => stem.to_string(),
+        _ => format!("{name}_element"),
     }
 }
 

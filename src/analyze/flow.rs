@@ -336,6 +336,9 @@ impl<'a> Walker<'a> {
             }
             match stmt {
                 Node::If(cond) => {
+                    if let Some((chain, _)) = self.guard_run(cond, rest) {
+                        return self.seq(&[chain], at, tail);
+                    }
                     if let Some(end) = self.guard(cond, rest, at, tail) {
                         return end;
                     }
@@ -628,6 +631,10 @@ impl<'a> Walker<'a> {
             Node::And(a, b) if reads_element_of(a, b) => {
                 self.apply(Rule::NilGuardOnRead, Some(&format!("`{}`", a.render())));
                 self.condition(b, at, lines)
+            }
+            // `children.length == 1 && children[0].type == :text`: a single text child.
+            Node::And(a, b) if condition::single_element(a, b).is_some() => {
+                self.leaf(cond, at, lines)
             }
             Node::And(a, b) => {
                 let first = self.condition(a, at, lines);
