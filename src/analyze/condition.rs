@@ -871,6 +871,42 @@ fn range(call: &Call) -> Option<Spec> {
     })
 }
 
+/// `user.status_change == [REGISTERED, ACTIVE]`: Rails' dirty tracking gives
+/// `<attribute>_change` as `[before, after]`, so the test is whether the attribute went
+/// from one value to the other (`user status changing from registered to active`).
+fn dirty_change(change: &Node, pair: &Node) -> Option<Spec> {
+    let Node::Call(c) = change else { return None };
+    let attribute = c.name.strip_suffix("_change")?;
+    let (Node::Array(items), true) = (pair, c.args.is_empty() && !attribute.is_empty()) else {
+        return None;
+    };
+    let [from, to] = items.as_slice() else {
+        return None;
+    };
+    let owner = c.recv.as_ref().map(subject_words).unwrap_or_default();
+    let subject = format!("{owner} {}", words(attribute)).trim().to_string();
+    let attribute_words = words(attribute);
+    let state = |n: &Node| match n {
+        // `User::STATUS_ACTIVE` → `active`: the owner and the attribute are the subject's.
+        Node::Const { path, .. } => {
+            let said = words(path.rsplit("::").next().unwrap_or(path));
+            said.strip_prefix(&format!("{attribute_words} "))
+                .map_or(said.clone(), str::to_string)
+        }
+        other => subject_words(other),
+    };
+    let truthy = format!("{subject} changing from {} to {}", state(from), state(to));
+    Some(Spec {
+        name: identifier(&format!("{subject}_change")),
+        description: format!("whether {truthy}"),
+        kind: CharType::Boolean,
+        truthy: value(Value::Bool(true), truthy.clone()),
+        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+        threshold: None,
+        note: None,
+    })
+}
+
 fn equality(call: &Call) -> Option<Spec> {
     let lhs = call.recv.as_ref()?;
     let rhs = call.args.first()?;
@@ -878,6 +914,9 @@ fn equality(call: &Call) -> Option<Spec> {
         (Some(l), _) => (lhs, l),
         (None, Some(l)) => (rhs, l),
         (None, None) => {
+            if let Some(spec) = dirty_change(lhs, rhs).or_else(|| dirty_change(rhs, lhs)) {
+                return Some(spec);
+            }
             let a = subject_words(lhs);
             let mut b = subject_words(rhs);
             let name = identifier(&format!("{a}_matches"));

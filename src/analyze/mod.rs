@@ -1094,6 +1094,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_dirty_change_compared_with_a_pair_reads_from_and_to() {
+        // redmine's UsersController#update: `status_change == [STATUS_REGISTERED,
+        // STATUS_ACTIVE]` is whether the status went from one to the other.
+        let m = analyze_one(
+            "class Account\n  def activated?(user)\n    user.status_change == [User::STATUS_REGISTERED, User::STATUS_ACTIVE] ? :welcome : :none\n  end\nend\n",
+            "activated?",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec!["1 user_status_change [boolean] true:user status changing from registered to active -> returns :welcome | false:NOT user status changing from registered to active -> returns :none"]
+        );
+    }
+
+    #[test]
     fn a_comparison_with_the_empty_string_is_a_presence() {
         // osm's require_cookies: `request.cookies["_osm_session"].to_s == ""` is whether
         // the cookie is there, not an enum whose value has an empty name.
