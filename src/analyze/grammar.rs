@@ -11,11 +11,20 @@ pub fn words(identifier: &str) -> String {
             .trim_start_matches('@')
             .trim_end_matches(['?', '!', '=']),
     );
-    snake
-        .replace(['_', '/', ':'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let parts: Vec<&str> = snake.split(['_', '/', ':']).filter(|p| !p.is_empty()).collect();
+    // `keep_or_discards`, `find_or_create`: one name, not two things joined by `or` (in
+    // a context, `NOT keep or discards including x` would read as a compound).
+    let mut out = String::with_capacity(snake.len());
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            let joined = *part == "or" || parts.get(i - 1) == Some(&"or");
+            let inner = (*part == "or" && i + 1 < parts.len())
+                || (parts.get(i - 1) == Some(&"or") && i >= 2);
+            out.push(if joined && inner { '-' } else { ' ' });
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// The indefinite article of a word as it is read aloud: `an order`, `an update`, but
