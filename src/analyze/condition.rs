@@ -502,6 +502,20 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         "nil?" | "blank?" | "empty?" | "none?" if call.args.is_empty() && call.block.is_none() => {
             return recv.map(|r| flip(presence(r)))
         }
+        // `%w(data javascript).none?(scheme)`: the scheme is not one of them. Asked as
+        // the membership (`scheme in "data" and "javascript"`), its values swapped, so the
+        // context that sets a listed scheme up says so without a negation.
+        "none?" | "any?"
+            if call.block.is_none()
+                && call.args.len() == 1
+                && matches!(recv, Some(Node::Array(_) | Node::Const { .. }))
+                && !matches!(call.args.first(), Some(Node::Other { .. })) =>
+        {
+            let mut member = call.clone();
+            member.name = "include?".to_string();
+            let spec = call_spec(&member, env, lookup)?;
+            return Some(if name == "none?" { flip(spec) } else { spec });
+        }
         // `args.any? { |s| RE.match?(s) }`: some element of the collection satisfies the
         // block; `all?`, `none?` alike.
         "any?" | "all?" | "none?" | "one?" if call.block.is_some() || !call.args.is_empty() => {

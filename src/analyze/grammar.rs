@@ -11,7 +11,10 @@ pub fn words(identifier: &str) -> String {
             .trim_start_matches('@')
             .trim_end_matches(['?', '!', '=']),
     );
-    let parts: Vec<&str> = snake.split(['_', '/', ':']).filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = snake
+        .split(['_', '/', ':'])
+        .filter(|p| !p.is_empty())
+        .collect();
     // `keep_or_discards`, `find_or_create`: one name, not two things joined by `or` (in
     // a context, `NOT keep or discards including x` would read as a compound).
     let mut out = String::with_capacity(snake.len());
@@ -214,6 +217,10 @@ pub fn predicate_phrase(name: &str) -> String {
     if let Some(rest) = bare.strip_prefix("can_") {
         return format!("{} allowed", words(rest));
     }
+    // Nested sets' `is_or_is_ancestor_of?(other)`: the record itself or its ancestor.
+    if let Some(rest) = bare.strip_prefix("is_or_is_") {
+        return format!("same-or-{}", words(rest));
+    }
     for prefix in [
         "has_", "have_", "is_", "are_", "was_", "were_", "does_", "did_",
     ] {
@@ -276,6 +283,21 @@ mod tests {
         );
         assert_eq!(behavior("user can refund"), "user is able to refund");
         assert_eq!(behavior("returns nil"), "returns nil");
+    }
+
+    #[test]
+    fn names_with_an_inner_or_read_as_one() {
+        assert_eq!(words("keep_or_discards"), "keep-or-discards");
+        assert_eq!(
+            words("redirect_back_or_default"),
+            "redirect back-or-default"
+        );
+        assert_eq!(words("redirect_to_referer_or"), "redirect to referer or");
+        assert_eq!(words("order_total"), "order total");
+        assert_eq!(
+            predicate_phrase("is_or_is_ancestor_of?"),
+            "same-or-ancestor of"
+        );
     }
 
     #[test]

@@ -1108,6 +1108,30 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn none_of_a_literal_list_is_asked_as_its_membership() {
+        // redmine's URL helper: `%w(data javascript vbscript).none?(scheme)`.
+        let m = analyze_one(
+            "class UrlCheck\n  def safe?(scheme)\n    %w(data javascript vbscript).none?(scheme)\n  end\nend\n",
+            "safe?",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec!["1 data_and_javascript_and_vbscript_include [boolean] true:scheme in \"data\" and \"javascript\" and \"vbscript\" => returns false | false:NOT scheme in \"data\" and \"javascript\" and \"vbscript\" -> returns true"]
+        );
+        // A block pass is a test per element, as before.
+        let m = analyze_one(
+            "class Form\n  def filled?(values)\n    values.any?(&:present?)\n  end\nend\n",
+            "filled?",
+        );
+        assert_eq!(
+            tests::flat(&m)
+                .first()
+                .map(|f| f.split(' ').nth(1).unwrap_or("").to_string()),
+            Some("some_values".to_string())
+        );
+    }
+
+    #[test]
     fn a_comparison_with_the_empty_string_is_a_presence() {
         // osm's require_cookies: `request.cookies["_osm_session"].to_s == ""` is whether
         // the cookie is there, not an enum whose value has an empty name.
