@@ -1109,9 +1109,16 @@ impl<'a> Walker<'a> {
         }
         let value = self.assigned.get(&name)?;
         // Only an input read (`params[:page].to_i`, `options[:x]`, `@story.user`): a
-        // lookup (`Project.order(:id).first`) says less than the local's own name.
+        // lookup (`Project.order(:id).first`) says less than the local's own name...
         if !input_read(value) {
-            return None;
+            // ...except for a one-letter name, which reads as an article (`a present`, `a
+            // new record`): a record a class method made (`a = Attachment.find_by_token(t)`)
+            // is named after its class (`attachment present`).
+            let class = (name.chars().count() == 1)
+                .then(|| root_class(value))
+                .flatten()?;
+            let noun = crate::naming::underscore(class.rsplit("::").next().unwrap_or(class));
+            return Some((name, Node::Lvar(noun)));
         }
         Some((name, value.clone()))
     }
@@ -1538,6 +1545,25 @@ fn replace_lvar(cond: &Node, name: &str, value: &Node) -> Node {
     match cond {
         Node::Lvar(n) if n == name => value.clone(),
         other => other.map_children(&mut |child| replace_lvar(child, name, value)),
+    }
+}
+
+/// The class a call chain starts from (`Attachment.where(..).first` → `Attachment`).
+fn root_class(value: &Node) -> Option<&str> {
+    match value {
+        Node::Call(c) => match c.recv.as_ref()? {
+            // A class (`IssueRelation`), not a constant (`IssueRelation::TYPES`), and a
+            // method that makes or finds one, not a setting read (`Configuration[key]`).
+            Node::Const { path, .. } if c.name != "[]" => {
+                let last = path.rsplit("::").next().unwrap_or(path);
+                last.chars()
+                    .any(|ch| ch.is_ascii_lowercase())
+                    .then_some(path.as_str())
+            }
+            Node::Const { .. } => None,
+            inner => root_class(inner),
+        },
+        _ => None,
     }
 }
 

@@ -1108,6 +1108,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_one_letter_local_a_class_made_is_named_after_the_class() {
+        // redmine's acts_as_attachable: `a = Attachment.find_by_token(token)` then `next
+        // unless a` asked `a present`, which reads as an article.
+        let m = analyze_one(
+            "class Saver\n  def attach(token)\n    a = Attachment.find_by_token(token)\n    return :none unless a\n\n    :ok\n  end\n\n  def timeout\n    m = Settings[\"timeout\"].to_i\n    m > 0 ? m : 15\n  end\nend\n",
+            "attach",
+        );
+        assert_eq!(
+            tests::flat(&m).first().map(String::as_str),
+            Some("1 attachment [presence] present:attachment present -> returns :ok | nil:attachment missing => returns :none")
+        );
+        // A setting read is no record: the local keeps its name.
+        let m = analyze_one(
+            "class Saver\n  def timeout\n    m = Settings[\"timeout\"].to_i\n    m > 0 ? m : 15\n  end\nend\n",
+            "timeout",
+        );
+        assert!(
+            tests::flat(&m)
+                .first()
+                .is_some_and(|f| f.starts_with("1 m [range]")),
+            "{:?}",
+            tests::flat(&m)
+        );
+    }
+
+    #[test]
     fn none_of_a_literal_list_is_asked_as_its_membership() {
         // redmine's URL helper: `%w(data javascript vbscript).none?(scheme)`.
         let m = analyze_one(
