@@ -288,6 +288,28 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     }
 }
 
+/// Class methods that return one of the class's records (or a relation of them), not a
+/// result object: ActiveRecord's finders and constructors.
+pub(super) fn makes_a_record(method: &str) -> bool {
+    matches!(
+        method,
+        "new"
+            | "create"
+            | "create!"
+            | "build"
+            | "find"
+            | "find_by"
+            | "find_by!"
+            | "first"
+            | "last"
+            | "take"
+            | "where"
+            | "find_or_create_by"
+            | "find_or_initialize_by"
+    ) || method.starts_with("find_by_")
+        || method.starts_with("find_or_")
+}
+
 /// `items.length == 1 && items[0].type == :text`: the collection holds one element, and
 /// it passes the second test. An expert sets up "a single text child", not a size and
 /// then its first element: one boolean (`single_child`: `a single child with type
@@ -646,7 +668,11 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
     }
     // `result.success?` where `result = @gateway.charge(...)`: the seed's gateway result.
     if let (Some(Node::Lvar(var)), true) = (recv, name.ends_with('?')) {
-        if let Some(VarType::ResultOf { class, method }) = env.var(var) {
+        if let Some(VarType::ResultOf { class, method }) = env.var(var).filter(|t| {
+            // A record a finder or a constructor gave (`Attachment.find_by_token(t)`,
+            // `User.new(...)`): its `invalid?` is its validation, not the call failing.
+            !matches!(t, VarType::ResultOf { method, .. } if makes_a_record(method))
+        }) {
             let outcome = [
                 "success?",
                 "successful?",

@@ -717,6 +717,14 @@ impl<'a> Walker<'a> {
         at: At,
         lines: (u32, u32),
     ) -> Slots {
+        // `a.new_record? || a.invalid?` with `a = Attachment.find_by_token(t)`: asked of
+        // the attachment (the new name has more than one letter: no second rename).
+        if let Some((name, value)) = self.record_letter(whole) {
+            let renamed = replace_lvar(whole, &name, &value);
+            if let Node::Or(ra, rb) | Node::And(ra, rb) = &renamed {
+                return self.combined(&renamed, ra, rb, joiner, at, lines);
+            }
+        }
         let sa = condition::spec(a, &self.cx.env, self.cx.lookup);
         let sb = condition::spec(b, &self.cx.env, self.cx.lookup);
         // Each side as a clause of its own (`needs view param missing`, `kind equal to
@@ -1089,6 +1097,32 @@ impl<'a> Walker<'a> {
     /// A local of at most three letters (not a parameter) that `cond` is about, with the
     /// value it was assigned.
     fn short_local(&self, cond: &Node) -> Option<(String, Node)> {
+        self.input_local(cond).or_else(|| self.record_letter(cond))
+    }
+
+    /// A one-letter local anywhere in `cond` that a class method made (`a =
+    /// Attachment.find_by_token(t)`; `a.new_record? || a.invalid?`): named after the
+    /// class, since `a` reads as an article (`a present`, `a new record`).
+    fn record_letter(&self, cond: &Node) -> Option<(String, Node)> {
+        fn letters(n: &Node, out: &mut Vec<String>) {
+            match n {
+                Node::Lvar(name) if name.chars().count() == 1 => out.push(name.clone()),
+                other => other.for_each_child(&mut |c| letters(c, out)),
+            }
+        }
+        let mut found = Vec::new();
+        letters(cond, &mut found);
+        found.into_iter().find_map(|name| {
+            if self.cx.method.params.iter().any(|p| p.name == name) {
+                return None;
+            }
+            let class = root_class(self.assigned.get(&name)?)?;
+            let noun = crate::naming::underscore(class.rsplit("::").next().unwrap_or(class));
+            Some((name, Node::Lvar(noun)))
+        })
+    }
+
+    fn input_local(&self, cond: &Node) -> Option<(String, Node)> {
         let mut found: Option<String> = None;
         let mut visit = |n: &Node| {
             if let Node::Lvar(name) = n {
@@ -1111,14 +1145,7 @@ impl<'a> Walker<'a> {
         // Only an input read (`params[:page].to_i`, `options[:x]`, `@story.user`): a
         // lookup (`Project.order(:id).first`) says less than the local's own name...
         if !input_read(value) {
-            // ...except for a one-letter name, which reads as an article (`a present`, `a
-            // new record`): a record a class method made (`a = Attachment.find_by_token(t)`)
-            // is named after its class (`attachment present`).
-            let class = (name.chars().count() == 1)
-                .then(|| root_class(value))
-                .flatten()?;
-            let noun = crate::naming::underscore(class.rsplit("::").next().unwrap_or(class));
-            return Some((name, Node::Lvar(noun)));
+            return None;
         }
         Some((name, value.clone()))
     }
@@ -1553,8 +1580,9 @@ fn root_class(value: &Node) -> Option<&str> {
     match value {
         Node::Call(c) => match c.recv.as_ref()? {
             // A class (`IssueRelation`), not a constant (`IssueRelation::TYPES`), and a
-            // method that makes or finds one, not a setting read (`Configuration[key]`).
-            Node::Const { path, .. } if c.name != "[]" => {
+            // finder or constructor (`find_by_token`, `new`), not a setting read
+            // (`Configuration[key]`) or a module's service (`Rails.application`).
+            Node::Const { path, .. } if condition::makes_a_record(&c.name) => {
                 let last = path.rsplit("::").next().unwrap_or(path);
                 last.chars()
                     .any(|ch| ch.is_ascii_lowercase())

@@ -1119,6 +1119,16 @@ pub(crate) mod tests {
             tests::flat(&m).first().map(String::as_str),
             Some("1 attachment [presence] present:attachment present -> returns :ok | nil:attachment missing => returns :none")
         );
+        // In a compound too; a record's `invalid?` is its validation, not the finder
+        // failing (it read `attachment find by token fails`).
+        let m = analyze_one(
+            "class Saver\n  def keep(token)\n    a = Attachment.find_by_token(token)\n    if a.new_record? || a.invalid?\n      :unsaved\n    else\n      :saved\n    end\n  end\nend\n",
+            "keep",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec!["1 attachment_new_record_or_attachment_invalid [boolean] true:attachment new record or invalid attachment -> returns :unsaved | false:neither attachment new record nor invalid attachment -> returns :saved"]
+        );
         // A setting read is no record: the local keeps its name.
         let m = analyze_one(
             "class Saver\n  def timeout\n    m = Settings[\"timeout\"].to_i\n    m > 0 ? m : 15\n  end\nend\n",
