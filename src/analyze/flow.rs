@@ -694,6 +694,40 @@ impl<'a> Walker<'a> {
                     None => self.leaf(cond, at, lines),
                 }
             }
+            // `titles_only ? kind == "only" : kind != "0"` as a condition: the test, then
+            // under each of its values the branch that decides (not `a or b`, which drops
+            // the test).
+            Node::If(t) if t.els.is_some() && !t.elsif => {
+                let test = self.condition(&t.cond, at, lines);
+                let (on_then, on_else) = if t.unless {
+                    (test.falsy, test.truthy)
+                } else {
+                    (test.truthy, test.falsy)
+                };
+                let mut out = Slots {
+                    truthy: Vec::new(),
+                    falsy: Vec::new(),
+                };
+                let branches = [
+                    (on_then, last_value(&t.then)),
+                    (on_else, t.els.as_ref().map_or(Node::Nil, last_value)),
+                ];
+                for (slots, branch) in branches {
+                    match branch {
+                        Node::True => out.truthy.extend(slots),
+                        Node::False | Node::Nil => out.falsy.extend(slots),
+                        decides => {
+                            // A few values at most (as for `&&`): each asks the branch.
+                            for slot in slots.into_iter().take(3) {
+                                let asked = self.condition(&decides, self.under(slot), lines);
+                                out.truthy.extend(asked.truthy);
+                                out.falsy.extend(asked.falsy);
+                            }
+                        }
+                    }
+                }
+                out
+            }
             Node::Call(c) if c.safe_nav => {
                 // `user&.admin?`: user present, then user admin.
                 let Some(recv) = c.recv.clone() else {

@@ -1108,6 +1108,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_ternary_inside_a_condition_asks_its_test_first() {
+        // redmine's acts_as_searchable: `enabled && (titles_only ? kind == "only" : kind
+        // != "0")` read as `kind equal to "only" or kind NOT equal to "0"`, without the
+        // test that picks one of them.
+        let m = analyze_one(
+            "class Search\n  def attachments?(options)\n    if options[:enabled] && (options[:titles_only] ? options[:attachments] == 'only' : options[:attachments] != '0')\n      :with\n    else\n      :without\n    end\n  end\nend\n",
+            "attachments?",
+        );
+        assert_eq!(
+            tests::flat(&m),
+            vec![
+                "1 enabled_option [presence] present:enabled option present | nil:enabled option missing -> returns :without",
+                "2 titles_only_option [presence] present:titles only option | nil:titles only option",
+                "3 attachments_option [enum] only:only -> returns :with | other:NOT only -> returns :without",
+                "3 attachments_option_2 [enum] other:NOT 0 -> returns :with | 0:0 -> returns :without",
+            ]
+        );
+    }
+
+    #[test]
     fn a_one_letter_local_a_class_made_is_named_after_the_class() {
         // redmine's acts_as_attachable: `a = Attachment.find_by_token(token)` then `next
         // unless a` asked `a present`, which reads as an article.
