@@ -385,6 +385,44 @@ fn noun_at(node: &Node, depth: usize) -> String {
     }
 }
 
+/// Counts the arithmetic operations of a formula (`+ - * / % **` and unary minus) and
+/// whether it joins text (a string literal among its operands).
+fn formula(node: &Node, ops: &mut usize, text: &mut bool) {
+    match node {
+        Node::Str(_) => *text = true,
+        // Rounding and conversions leave a formula a formula.
+        Node::Call(c)
+            if matches!(
+                c.name.as_str(),
+                "round" | "floor" | "ceil" | "abs" | "to_f" | "to_i" | "to_d" | "truncate"
+            ) =>
+        {
+            if let Some(r) = &c.recv {
+                formula(r, ops, text);
+            }
+        }
+        // Parentheses.
+        Node::Seq(items) if items.len() == 1 => {
+            if let Some(inner) = items.first() {
+                formula(inner, ops, text);
+            }
+        }
+        Node::Call(c)
+            if matches!(c.name.as_str(), "+" | "-" | "*" | "/" | "%" | "**" | "-@")
+                && c.args.len() <= 1 =>
+        {
+            *ops += 1;
+            if let Some(r) = &c.recv {
+                formula(r, ops, text);
+            }
+            for a in &c.args {
+                formula(a, ops, text);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Arithmetic operators in words.
 fn arithmetic(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -543,6 +581,18 @@ fn call_noun(c: &Call, d: usize) -> String {
     }
     if let (Some(r), Some(a), Some(op)) = (recv, c.args.first(), arithmetic(name)) {
         if c.args.len() == 1 {
+            // `-(order * sign + base + created_at / WINDOW)` spelled out is a formula, not
+            // a description: three operations or more read as what they make.
+            let mut ops = 0;
+            let mut text = false;
+            formula(&Node::Call(Box::new(c.clone())), &mut ops, &mut text);
+            if ops >= 3 {
+                return if text {
+                    "the built text".to_string()
+                } else {
+                    "the computed value".to_string()
+                };
+            }
             return format!("{} {op} {}", noun_at(r, d), noun_at(a, d));
         }
     }
@@ -666,7 +716,15 @@ fn call_noun(c: &Call, d: usize) -> String {
             return format!("current {}", words(&recv_noun().unwrap_or_default()))
         }
         // `-LON_LIMIT`, `+x`: unary signs.
-        "-@" => return format!("minus {}", recv_noun().unwrap_or_default()),
+        "-@" => {
+            let mut ops = 0;
+            let mut text = false;
+            formula(&Node::Call(Box::new(c.clone())), &mut ops, &mut text);
+            if ops >= 3 {
+                return "the computed value".to_string();
+            }
+            return format!("minus {}", recv_noun().unwrap_or_default());
+        }
         "+@" => return recv_noun().unwrap_or_default(),
         // `tag.time(...)`, `tag.div`: Rails' tag builder makes that element.
         _ if matches!(recv, Some(Node::Call(t)) if t.name == "tag" && t.recv.is_none() && t.args.is_empty()) =>
@@ -1208,6 +1266,13 @@ mod tests {
             ("Comment.none", "Comment none"),
             ("@notes.visible", "notes visible"),
             ("items.count", "the number of items"),
+            ("total - 1", "total minus 1"),
+            ("(total - 1) / per_page + 1", "the computed value"),
+            (
+                "-((order * sign) + base + (created_at.to_f / WINDOW)).round(7)",
+                "the computed value",
+            ),
+            ("\"(\" + sql + \" OR \" + more + \")\"", "the built text"),
             ("users.map(&:email)", "the email of the users"),
             (
                 "link_to(avatar_img(user, 16), user_path(user))",
