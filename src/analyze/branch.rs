@@ -12,7 +12,7 @@
 
 use crate::index::body::{If, Node};
 
-use super::flow::{statements, At, End, Slot, Walker};
+use super::flow::{decides_here, statements, At, End, Slot, Walker};
 use super::rules::Rule;
 
 impl Walker<'_> {
@@ -54,11 +54,7 @@ impl Walker<'_> {
             // a true and b false) that decides more is walked once; the others get the
             // outcome that walk ends with, instead of a copy of every characteristic below
             // (J18).
-            let decides_more = body.as_ref().is_some_and(|stmts| {
-                stmts
-                    .iter()
-                    .any(|s| matches!(s, Node::If(_) | Node::Case(_) | Node::Begin(_)))
-            });
+            let decides_more = body.as_ref().is_some_and(|stmts| decides_here(stmts));
             // The walk goes under the deepest of them (`a&.b?` false: `a` present and `b?`
             // false, not `a` nil), where the branch's own conditions are not decided
             // already by a missing subject.

@@ -16,7 +16,7 @@ use crate::index::body::{Case, If, Node, When};
 use crate::yaml::Value;
 
 use super::condition;
-use super::flow::{statements, At, End, Slot, Walker};
+use super::flow::{decides_here, statements, At, End, Slot, Walker};
 use super::model::CharType;
 use super::rules::Rule;
 
@@ -224,11 +224,7 @@ impl Walker<'_> {
         // decides nothing, so the plan does not double.
         if arms.len() >= 2
             && matches!(&current.cond, Node::And(..))
-            && els.as_ref().is_some_and(|e| {
-                statements(e)
-                    .iter()
-                    .any(|n| matches!(n, Node::If(_) | Node::Case(_) | Node::Begin(_)))
-            })
+            && els.as_ref().is_some_and(|e| decides_here(&statements(e)))
         {
             return None;
         }
@@ -306,8 +302,8 @@ impl Walker<'_> {
     /// guards or more share the subject. Returns the chain and how many statements of
     /// `rest` it took.
     pub(super) fn guard_run(&self, first: &If, rest: &[Node]) -> Option<(Node, usize)> {
-        // (subject as written, the guard, the test of its subject, what `&&` adds)
-        let mut guards: Vec<(String, &If, Node, Option<Node>)> = Vec::new();
+        // (subject as written, the guard)
+        let mut guards: Vec<(String, &If)> = Vec::new();
         for stmt in std::iter::once(None).chain(rest.iter().map(Some)) {
             let node = match stmt {
                 None => first,
@@ -328,7 +324,7 @@ impl Walker<'_> {
                     None => break,
                 },
             };
-            if guards.first().is_some_and(|(s, ..)| *s != subject) {
+            if guards.first().is_some_and(|(s, _)| *s != subject) {
                 break;
             }
             if guards.len() == MAX_GUARD_RUN {
@@ -336,10 +332,9 @@ impl Walker<'_> {
                 // the first ones, the next under its `other`, down to the nesting limit.
                 break;
             }
+            guards.push((subject, node));
             // Only the last guard may test more: after it, the rest runs as well.
-            let last = more.is_some();
-            guards.push((subject, node, test, more));
-            if last {
+            if more.is_some() {
                 break;
             }
         }
@@ -348,47 +343,21 @@ impl Walker<'_> {
         }
         let taken = guards.len() - 1;
         let after: Vec<Node> = rest.get(taken..).unwrap_or_default().to_vec();
-        // The rest is walked again under the last guard's value when it tests more: only
-        // when it decides nothing, so the plan does not double.
-        let last_more = guards.last().and_then(|(_, _, _, more)| more.clone());
-        if last_more.is_some()
-            && after
-                .iter()
-                .any(|n| matches!(n, Node::If(_) | Node::Case(_) | Node::Begin(_)))
-        {
+        // The chain walks the rest again under a last guard that tests more
+        // ([`Walker::equality_chain`]): only when the rest decides nothing.
+        let last_tests_more = guards
+            .last()
+            .is_some_and(|(_, g)| matches!(g.cond, Node::And(..)));
+        if last_tests_more && decides_here(&after) {
             return None;
         }
-        let els = (!after.is_empty()).then(|| Node::Seq(after.clone()));
-        let mut chain: Option<Node> = els;
-        for (i, (_, node, test, more)) in guards.iter().enumerate().rev() {
-            let then = match more {
-                Some(more) => {
-                    let mut body = vec![Node::If(Box::new(If {
-                        cond: more.clone(),
-                        then: node.then.clone(),
-                        els: None,
-                        unless: false,
-                        modifier: true,
-                        ternary: false,
-                        elsif: false,
-                        lines: node.lines,
-                        cond_line: node.cond_line,
-                    }))];
-                    body.extend(after.iter().cloned());
-                    Node::Seq(body)
-                }
-                None => node.then.clone(),
-            };
+        let mut chain: Option<Node> = (!after.is_empty()).then_some(Node::Seq(after));
+        for (i, (_, node)) in guards.iter().enumerate().rev() {
             chain = Some(Node::If(Box::new(If {
-                cond: test.clone(),
-                then,
                 els: chain,
-                unless: false,
                 modifier: false,
-                ternary: false,
                 elsif: i > 0,
-                lines: node.lines,
-                cond_line: node.cond_line,
+                ..(*node).clone()
             })));
         }
         Some((chain?, taken))

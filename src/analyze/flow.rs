@@ -1700,6 +1700,14 @@ fn boolean_ish(node: &Node) -> bool {
     }
 }
 
+/// Whether statements decide something themselves (a conditional, a `case`, a `begin`):
+/// a body walked a second time under another value would copy its characteristics.
+pub fn decides_here(stmts: &[Node]) -> bool {
+    stmts
+        .iter()
+        .any(|s| matches!(s, Node::If(_) | Node::Case(_) | Node::Begin(_)))
+}
+
 /// The statements of a body or branch.
 pub fn statements(node: &Node) -> Vec<Node> {
     match node {
