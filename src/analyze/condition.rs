@@ -248,9 +248,8 @@ fn is_time(node: &Node) -> bool {
 pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
     match cond {
         Node::Not(inner) => flip_negated(spec(inner, env, lookup)),
-        Node::And(a, b) if single_element(a, b).is_some() => {
-            single_element(a, b).unwrap_or_else(|| truthiness(cond))
-        }
+        // `children.length == 1 && children[0].text?`; any other `&&` as a whole.
+        Node::And(a, b) => single_element(a, b).unwrap_or_else(|| truthiness(cond)),
         // `options.delete(:include_subprojects)` reads (and removes) the option: the
         // option's presence, as `options[:include_subprojects]` is.
         Node::Call(call)
@@ -359,15 +358,11 @@ pub fn single_element(a: &Node, b: &Node) -> Option<Spec> {
     } else {
         format!("a single {words_of_one} with {rest}")
     };
-    Some(Spec {
-        name: identifier(&format!("single_{one}")),
-        description: format!("whether {} holds {truthy}", subject_words(collection)),
-        kind: CharType::Boolean,
-        truthy: value(Value::Bool(true), truthy.clone()),
-        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
-        threshold: None,
-        note: None,
-    })
+    Some(yes_no(
+        identifier(&format!("single_{one}")),
+        format!("whether {} holds {truthy}", subject_words(collection)),
+        truthy,
+    ))
 }
 
 /// `x.length == 1` (`size`, `count`): the collection `x`.
@@ -455,12 +450,17 @@ fn flag_like(name: &str) -> bool {
 
 pub(super) fn flag(name: &str) -> Spec {
     let phrase = super::grammar::predicate_phrase(name);
+    yes_no(identifier(name), format!("whether {phrase}"), phrase)
+}
+
+/// A boolean whose true value reads `truthy` and whose false value reads `NOT truthy`.
+fn yes_no(name: String, description: String, truthy: String) -> Spec {
     Spec {
-        name: identifier(name),
-        description: format!("whether {phrase}"),
+        name,
+        description,
         kind: CharType::Boolean,
-        truthy: value(Value::Bool(true), phrase.clone()),
-        falsy: value(Value::Bool(false), format!("NOT {phrase}")),
+        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
+        truthy: value(Value::Bool(true), truthy),
         threshold: None,
         note: None,
     }
@@ -579,15 +579,11 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) => {
             if let Some(Node::Sym(k) | Node::Str(k)) = call.args.first() {
                 let noun = format!("{} param", words(k));
-                return Some(Spec {
-                    name: identifier(&noun),
-                    description: format!("whether the {noun} is given"),
-                    kind: CharType::Boolean,
-                    truthy: value(Value::Bool(true), format!("{noun} given")),
-                    falsy: value(Value::Bool(false), format!("NOT {noun} given")),
-                    threshold: None,
-                    note: None,
-                });
+                return Some(yes_no(
+                    identifier(&noun),
+                    format!("whether the {noun} is given"),
+                    format!("{noun} given"),
+                ));
             }
         }
         // `params[:bbox]`, `options[:title]`: a value read from a hash is there or not.
@@ -630,14 +626,15 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             });
         }
         ">=" | ">" | "<=" | "<" => return range(call),
-        // `cookie.to_s == ""`: whether the value is blank, a presence, not an enum with an
-        // empty name.
-        "==" | "eql?" if blank_test(call).is_some() => {
-            return blank_test(call).map(|s| flip(presence(s)))
+        "==" | "===" | "eql?" | "!=" => {
+            // `cookie.to_s == ""`: whether the value is blank, a presence, not an enum
+            // with an empty name.
+            let spec = match blank_test(call).filter(|_| name != "===") {
+                Some(blank) => flip(presence(blank)),
+                None => equality(call)?,
+            };
+            return Some(if name == "!=" { flip(spec) } else { spec });
         }
-        "!=" if blank_test(call).is_some() => return blank_test(call).map(presence),
-        "==" | "===" | "eql?" => return equality(call),
-        "!=" => return equality(call).map(flip),
         _ => {}
     }
     // `result[:success]` where `result = Processor.new.refund(...)`: the call's outcome.
@@ -733,15 +730,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             None if truthy == plain => format!("whether {plain}"),
             _ => format!("whether {truthy}"),
         };
-        return Some(Spec {
-            name: char_name,
-            description,
-            kind: CharType::Boolean,
-            truthy: value(Value::Bool(true), truthy.clone()),
-            falsy: value(Value::Bool(false), format!("NOT {truthy}")),
-            threshold: None,
-            note: None,
-        });
+        return Some(yes_no(char_name, description, truthy));
     }
     if call.args.is_empty()
         && call.block.is_none()
@@ -936,15 +925,11 @@ fn dirty_change(change: &Node, pair: &Node) -> Option<Spec> {
         other => subject_words(other),
     };
     let truthy = format!("{subject} changing from {} to {}", state(from), state(to));
-    Some(Spec {
-        name: identifier(&format!("{subject}_change")),
-        description: format!("whether {truthy}"),
-        kind: CharType::Boolean,
-        truthy: value(Value::Bool(true), truthy.clone()),
-        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
-        threshold: None,
-        note: None,
-    })
+    Some(yes_no(
+        identifier(&format!("{subject}_change")),
+        format!("whether {truthy}"),
+        truthy,
+    ))
 }
 
 fn equality(call: &Call) -> Option<Spec> {
@@ -1006,13 +991,8 @@ fn equality(call: &Call) -> Option<Spec> {
 fn truthiness(cond: &Node) -> Spec {
     let subject = subject_words(cond);
     Spec {
-        name: identifier(&subject),
-        description: format!("whether {subject}"),
-        kind: CharType::Boolean,
-        truthy: value(Value::Bool(true), subject.clone()),
-        falsy: value(Value::Bool(false), format!("NOT {subject}")),
-        threshold: None,
         note: Some((Rule::TruthinessAsBoolean, format!("`{}`", cond.render()))),
+        ..yes_no(identifier(&subject), format!("whether {subject}"), subject)
     }
 }
 
