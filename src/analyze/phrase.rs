@@ -385,6 +385,19 @@ fn noun_at(node: &Node, depth: usize) -> String {
     }
 }
 
+/// `-(order * sign + base + created_at / WINDOW)` spelled out is a formula, not a
+/// description: three arithmetic operations or more read as what they make, `the computed
+/// value`, or `the built text` when they join string literals. `None` for a shorter one.
+fn summarised_formula(c: &Call) -> Option<&'static str> {
+    let (mut ops, mut text) = (0, false);
+    formula_call(c, &mut ops, &mut text);
+    (ops >= 3).then_some(if text {
+        "the built text"
+    } else {
+        "the computed value"
+    })
+}
+
 /// Counts the arithmetic operations of a formula (`+ - * / % **` and unary minus) and
 /// whether it joins text (a string literal among its operands).
 fn formula(node: &Node, ops: &mut usize, text: &mut bool) {
@@ -407,19 +420,21 @@ fn formula(node: &Node, ops: &mut usize, text: &mut bool) {
                 formula(inner, ops, text);
             }
         }
-        Node::Call(c)
-            if matches!(c.name.as_str(), "+" | "-" | "*" | "/" | "%" | "**" | "-@")
-                && c.args.len() <= 1 =>
-        {
-            *ops += 1;
-            if let Some(r) = &c.recv {
-                formula(r, ops, text);
-            }
-            for a in &c.args {
-                formula(a, ops, text);
-            }
-        }
+        Node::Call(c) => formula_call(c, ops, text),
         _ => {}
+    }
+}
+
+/// [`formula`] of one call: an arithmetic operation counts, and its operands are read.
+fn formula_call(c: &Call, ops: &mut usize, text: &mut bool) {
+    if matches!(c.name.as_str(), "+" | "-" | "*" | "/" | "%" | "**" | "-@") && c.args.len() <= 1 {
+        *ops += 1;
+        if let Some(r) = &c.recv {
+            formula(r, ops, text);
+        }
+        for a in &c.args {
+            formula(a, ops, text);
+        }
     }
 }
 
@@ -581,17 +596,8 @@ fn call_noun(c: &Call, d: usize) -> String {
     }
     if let (Some(r), Some(a), Some(op)) = (recv, c.args.first(), arithmetic(name)) {
         if c.args.len() == 1 {
-            // `-(order * sign + base + created_at / WINDOW)` spelled out is a formula, not
-            // a description: three operations or more read as what they make.
-            let mut ops = 0;
-            let mut text = false;
-            formula(&Node::Call(Box::new(c.clone())), &mut ops, &mut text);
-            if ops >= 3 {
-                return if text {
-                    "the built text".to_string()
-                } else {
-                    "the computed value".to_string()
-                };
+            if let Some(made) = summarised_formula(c) {
+                return made.to_string();
             }
             return format!("{} {op} {}", noun_at(r, d), noun_at(a, d));
         }
@@ -717,11 +723,8 @@ fn call_noun(c: &Call, d: usize) -> String {
         }
         // `-LON_LIMIT`, `+x`: unary signs.
         "-@" => {
-            let mut ops = 0;
-            let mut text = false;
-            formula(&Node::Call(Box::new(c.clone())), &mut ops, &mut text);
-            if ops >= 3 {
-                return "the computed value".to_string();
+            if let Some(made) = summarised_formula(c) {
+                return made.to_string();
             }
             return format!("minus {}", recv_noun().unwrap_or_default());
         }
