@@ -864,7 +864,6 @@ fn place_metadata(
         }
     }
     // The files of the plan whose contract slug is `slug`.
-    let files: Vec<&discover::FilePlan> = jobs.iter().map(|(_, f)| *f).collect();
     let sharing = |slug: &str| -> Vec<&str> {
         let start = by_slug.partition_point(|&i| slug_at(&contract, i) < slug);
         by_slug
@@ -872,7 +871,8 @@ fn place_metadata(
             .unwrap_or_default()
             .iter()
             .take_while(|&&i| slug_at(&contract, i) == slug)
-            .filter_map(|&i| files.get(i as usize).map(|f| f.path()))
+            .filter_map(|&i| numbers.get(i as usize).and_then(|&n| plan.files.get(n)))
+            .map(discover::FilePlan::path)
             .collect()
     };
     // Most files: their contract slug is theirs, checked and written in one load.
