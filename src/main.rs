@@ -31,6 +31,9 @@ static GLOBAL: ExactShrink = ExactShrink;
 /// 50,000 files. Growing still goes through mimalloc's `realloc` (in place when it can).
 struct ExactShrink;
 
+/// Blocks above this size shrink in place, as mimalloc does.
+const EXACT_SHRINK_MAX: usize = 64 * 1024;
+
 // SAFETY: every call forwards to mimalloc with the caller's layout; a shrink allocates the
 // new block with the old alignment and the new size, copies the `new_size` bytes that
 // stay, and frees the old block only when the new one exists (on failure the old block is
@@ -53,7 +56,9 @@ unsafe impl std::alloc::GlobalAlloc for ExactShrink {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
+        // Growth, and shrinking a large block (a copy of megabytes to save a few bytes;
+        // what was slack is a few small buffers' halves, not large ones): mimalloc's.
+        if new_size >= layout.size() || layout.size() > EXACT_SHRINK_MAX {
             // SAFETY: the caller's contract for `realloc`, passed on.
             return unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) };
         }
