@@ -708,7 +708,16 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             }
             _ => None,
         };
+        // `%w[data javascript].include?(scheme)`: about the scheme (`scheme_listed`), not
+        // the list's words.
+        let listed = match (name, recv, call.args.first()) {
+            ("include?" | "member?", Some(Node::Array(_)), Some(arg)) => {
+                Some(identifier(&format!("{}_listed", subject_words(arg))))
+            }
+            _ => None,
+        };
         let char_name = match (&subject, type_asked) {
+            _ if listed.is_some() => listed.unwrap_or_default(),
             // `user.is_a?(User)`: `user_is_a_user`, not `user_is_user`.
             (Some(s), Some(t)) if identifier(s).ends_with(&identifier(&t)) => identifier(&format!(
                 "{}_is_{}_{t}",

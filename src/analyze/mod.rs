@@ -1172,7 +1172,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             tests::flat(&m),
-            vec!["1 data_and_javascript_and_vbscript_include [boolean] true:scheme in \"data\" and \"javascript\" and \"vbscript\" => returns false | false:NOT scheme in \"data\" and \"javascript\" and \"vbscript\" -> returns true"]
+            vec!["1 scheme_listed [boolean] true:scheme in \"data\" and \"javascript\" and \"vbscript\" => returns false | false:NOT scheme in \"data\" and \"javascript\" and \"vbscript\" -> returns true"]
         );
         // A block pass is a test per element, as before.
         let m = analyze_one(
