@@ -126,7 +126,7 @@ impl App {
             .iter()
             .filter_map(|f| {
                 let bytes = index::read_source(&f.path, 16 << 20).ok()?;
-                let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions { bodies: true });
+                let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions::with_bodies());
                 let classes = plans(root, &facts, &routes);
                 Some(AppFile { facts, classes })
             })
@@ -1400,7 +1400,7 @@ mod tests {
         let facts = index::extract_with(
             "app/models/a.rb",
             b"class A\n  def a\n    User.transaction do\n      x if y\n    end\n  end\n\n  def b\n    c&.d\n  end\n\n  def c\n    @x ||= 1\n  end\nend\n",
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let flags: Vec<bool> = facts
             .methods

@@ -1057,7 +1057,7 @@ mod tests {
         let facts = extract_with(
             "app/services/c.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let body = facts.methods[0].body.clone().unwrap();
         let Node::Seq(items) = *body else { panic!() };

@@ -140,7 +140,7 @@ fn resolve(
             };
             let rel_path = crate::index::walk::relative_to(root, &path).unwrap_or(rel.clone());
             let facts =
-                crate::index::extract_with(&rel_path, &bytes, &ExtractOptions { bodies: true });
+                crate::index::extract_with(&rel_path, &bytes, &ExtractOptions::with_bodies());
             if facts.classes.iter().any(|c| c.name == name) {
                 return Some((facts, name));
             }
@@ -770,7 +770,7 @@ mod tests {
     use super::*;
 
     fn facts(path: &str, src: &str) -> FileFacts {
-        crate::index::extract_with(path, src.as_bytes(), &ExtractOptions { bodies: true })
+        crate::index::extract_with(path, src.as_bytes(), &ExtractOptions::with_bodies())
     }
 
     #[test]

@@ -208,7 +208,7 @@ mod tests {
         let facts = extract_with(
             "app/models/token.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let body = facts.methods[0].body.clone().unwrap();
         collect(&[&body], "Token")

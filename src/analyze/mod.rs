@@ -837,7 +837,7 @@ pub(crate) mod tests {
         let facts = extract_with(
             "app/services/x.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let class = facts
             .methods
@@ -912,7 +912,7 @@ pub(crate) mod tests {
         let facts = extract_with(
             "app/controllers/notes_controller.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let routes = crate::index::routes::Routes::parse(
             "config/routes.rb",
@@ -1244,7 +1244,7 @@ pub(crate) mod tests {
         let facts = extract_with(
             "app/models/a.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let request = Request {
             facts: &facts,
@@ -1297,7 +1297,7 @@ pub(crate) mod tests {
         let facts = extract_with(
             "app/services/r.rb",
             b"class R\n  def r(x)\n    if x || raise(Bad)\n      1\n    end\n    while x\n      raise Worse.new(1)\n    end\n  rescue Other\n    fail Fallback\n  end\nend\n",
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let mut raised = BTreeSet::new();
         raised_constants(facts.methods[0].body.as_ref().unwrap(), &mut raised);

@@ -597,7 +597,7 @@ mod tests {
     use crate::index::{extract_with, ExtractOptions};
 
     fn body(src: &str) -> Node {
-        let facts = extract_with("t.rb", src.as_bytes(), &ExtractOptions { bodies: true });
+        let facts = extract_with("t.rb", src.as_bytes(), &ExtractOptions::with_bodies());
         *facts.methods[0].body.clone().expect("body")
     }
 

@@ -1219,7 +1219,7 @@ mod tests {
         let facts = extract_with(
             "app/models/a.rb",
             format!("class A\n  def m\n    {src}\n  end\nend\n").as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let body = *facts.methods[0].body.clone().unwrap();
         match body {

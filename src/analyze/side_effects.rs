@@ -425,7 +425,7 @@ mod tests {
         let facts = extract_with(
             "app/services/c.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let lookup = Lookup::new(None, &facts);
         let env = TypeEnv::build(&facts.methods[1], Some(&facts.methods[0]), &lookup);

@@ -307,7 +307,7 @@ mod tests {
         let facts = extract_with(
             "app/services/payment_processor.rb",
             src.as_bytes(),
-            &ExtractOptions { bodies: true },
+            &ExtractOptions::with_bodies(),
         );
         let lookup = Lookup::new(None, &facts);
         let env = TypeEnv::build(&facts.methods[1], Some(&facts.methods[0]), &lookup);

@@ -707,7 +707,7 @@ fn analyze_file(
             return Work::Cached(Value::Mapping(cached_data(map)));
         }
     }
-    let facts = index::extract_with(&loc.source_rel, &bytes, &ExtractOptions { bodies: true });
+    let facts = index::extract_with(&loc.source_rel, &bytes, &ExtractOptions::with_bodies());
     if let Some(reason) = &facts.skipped {
         if !named {
             return Work::NotRead(reason.clone());

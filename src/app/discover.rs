@@ -721,12 +721,14 @@ fn read_sources(
             .map(|((c, base_blob), staged)| {
                 let facts = match staged {
                     Some(bytes) if (bytes.len() as u64) <= max => cache.facts_of(&c.rel, bytes),
+                    // Method digests only matter against a base version.
                     _ => cache.facts(
                         &walk::SourceFile {
                             rel: c.rel.clone(),
                             path: c.path.clone(),
                         },
                         max,
+                        base_blob.is_some(),
                     ),
                 };
                 let base = match (c.change, base_blob) {

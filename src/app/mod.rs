@@ -54,11 +54,20 @@ impl Cache {
         }
     }
 
-    /// See [`Warm::facts`].
-    pub fn facts(&self, file: &SourceFile, max_size: u64) -> FileFacts {
+    /// See [`Warm::facts`]. Without a warm index, `digests: false` skips the method
+    /// digests (for a file no other version of which is compared); a warm index keeps
+    /// them, as later calls may compare.
+    pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
         match &self.0 {
             Some(warm) => warm.facts(file, max_size),
-            None => index::index_file(file, max_size),
+            None => index::index_file_with(
+                file,
+                max_size,
+                &index::ExtractOptions {
+                    digests,
+                    ..index::ExtractOptions::default()
+                },
+            ),
         }
     }
 

@@ -23,7 +23,7 @@ pub fn run_cached(config: &Config, paths: &[PathBuf], cache: &super::Cache) -> R
         found
             .files
             .par_iter()
-            .map(|f| cache.facts(f, max))
+            .map(|f| cache.facts(f, max, false))
             .collect()
     });
     let mut warnings = config.warnings.clone();

@@ -196,7 +196,8 @@ pub struct MethodFacts {
     /// (`Class.new do def x; end end` assigned to a local). Listed, as Ruby's parser lists
     /// them, but never a wave item: the class that gets it is only known at run time.
     pub dynamic: bool,
-    /// Digest of the def's text with indentation and blank lines removed.
+    /// Digest of the def's text with indentation and blank lines removed (0 when extracted
+    /// without digests: see [`super::ExtractOptions::digests`]).
     pub body_digest: u64,
     /// Parameters in order.
     pub params: Vec<Param>,

@@ -7,26 +7,106 @@
 ///
 /// One pass over the lines (memchr finds each end): a line's bytes are looked at only up
 /// to its first one that is neither blank nor in a comment.
+#[cfg(test)]
 pub fn count_loc(source: &[u8], comments: &[(usize, usize)], data_start: Option<usize>) -> u32 {
+    // No line table: the lines are searched for.
+    count_lines_and_loc(source, comments, data_start, &[]).1
+}
+
+/// The file's line count (as [`super::parse`] reports it: a last line without a newline
+/// counts) and its code lines ([`count_loc`]), from one pass over the lines.
+///
+/// `line_starts` is where prism says each line starts (prism's own line table, built while
+/// it read the file): when it agrees with the text (every start follows a newline and
+/// there are as many as the text has newlines), lines are taken from it instead of
+/// searching for each newline again, which cost a search call per line. Otherwise the
+/// lines are found by searching.
+pub fn count_lines_and_loc(
+    source: &[u8],
+    comments: &[(usize, usize)],
+    data_start: Option<usize>,
+    line_starts: &[u32],
+) -> (u32, u32) {
     let limit = data_start.unwrap_or(source.len()).min(source.len());
     let text = source.get(..limit).unwrap_or_default();
+    let rest = source.get(limit..).unwrap_or_default();
+    let text_newlines = count_byte(text, b'\n');
+    let newline_count = text_newlines + count_byte(rest, b'\n');
+    let last_unterminated = usize::from(source.last().is_some_and(|&b| b != b'\n'));
+    let lines = u32::try_from(newline_count + last_unterminated).unwrap_or(u32::MAX);
     // A UTF-8 byte order mark is not code.
-    let mut line_start = if text.starts_with(&[0xEF, 0xBB, 0xBF]) {
+    let first = if text.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
     } else {
         0
     };
+    let loc = match text_line_ends(text, line_starts, text_newlines) {
+        Some(ends) => loc_of_lines(text, first, ends, comments),
+        None => loc_of_lines(text, first, memchr::memchr_iter(b'\n', text), comments),
+    };
+    (lines, loc)
+}
+
+/// The newline positions of `text` from prism's line starts, if they are exactly the
+/// text's `newlines` newlines (each start right after a newline, in order).
+fn text_line_ends<'a>(
+    text: &'a [u8],
+    line_starts: &'a [u32],
+    newlines: usize,
+) -> Option<impl Iterator<Item = usize> + 'a> {
+    // Starts after the first line, up to the end of the text.
+    let starts = line_starts.get(1..)?;
+    let inside = starts.partition_point(|&s| (s as usize) <= text.len());
+    let starts = starts.get(..inside)?;
+    if starts.len() != newlines {
+        return None;
+    }
+    let mut previous = 0usize;
+    for &s in starts {
+        let s = s as usize;
+        if s <= previous || text.get(s - 1) != Some(&b'\n') {
+            return None;
+        }
+        previous = s;
+    }
+    Some(starts.iter().map(|&s| s as usize - 1))
+}
+
+/// Counts the code lines of `text`, whose newlines are `ends` (in order), from `first`.
+fn loc_of_lines(
+    text: &[u8],
+    first: usize,
+    mut ends: impl Iterator<Item = usize>,
+    comments: &[(usize, usize)],
+) -> u32 {
+    let mut line_start = first;
     let mut count: u32 = 0;
     let mut cursor = 0usize; // index into `comments`
-    let mut newlines = memchr::memchr_iter(b'\n', text);
     while line_start <= text.len() {
-        let line_end = newlines.next().unwrap_or(text.len());
-        if line_has_code(text, line_start, line_end, comments, &mut cursor) {
+        let line_end = ends.next().unwrap_or(text.len());
+        if line_end >= line_start
+            && line_has_code(text, line_start, line_end, comments, &mut cursor)
+        {
             count = count.saturating_add(1);
         }
         line_start = line_end + 1;
     }
     count
+}
+
+/// How many times `byte` occurs in `hay`. Counted in a byte per block of 255 (it cannot
+/// wrap), which the compiler turns into vector compares: about 0.2 instructions a byte,
+/// where searching match by match (memchr) cost a call per match and summing into a
+/// `usize` did not vectorise.
+pub(crate) fn count_byte(hay: &[u8], byte: u8) -> usize {
+    hay.chunks(255)
+        .map(|block| {
+            let n = block
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte)));
+            usize::from(n)
+        })
+        .sum()
 }
 
 /// Whether `text[start..end)` (one line, without its newline) holds a byte that is neither
@@ -186,6 +266,18 @@ mod tests {
     }
 
     #[test]
+    fn count_byte_counts_every_match_at_every_length() {
+        for len in [0usize, 1, 15, 16, 254, 255, 256, 511, 4080, 5000] {
+            // All newlines: a block of 255 holds 255 matches without wrapping.
+            assert_eq!(count_byte(&vec![b'\n'; len], b'\n'), len);
+            let mixed: Vec<u8> = (0..len)
+                .map(|i| if i % 3 == 0 { b'\n' } else { b'a' })
+                .collect();
+            assert_eq!(count_byte(&mixed, b'\n'), len.div_ceil(3));
+        }
+    }
+
+    #[test]
     fn line_wise_count_agrees_with_the_byte_wise_one() {
         let sources = [
             "",
@@ -200,6 +292,10 @@ mod tests {
             "def a = 1; # x\n  ;\n",
             "# only a comment",
             "x\n\n\n   \n",
+            "x = <<~A + <<~B\n  a\n\n  # not a comment\nA\n  b\nB\ny # c\n",
+            "s = \"multi\n\nline\" # c\n%w[\n a\n]\n",
+            "def broken(\n  x\n\n# c\n",
+            "x\r\n\r\n# c\r\ny\r\n__END__\r\nz\r\n",
         ];
         for src in sources {
             let result = ruby_prism::parse(src.as_bytes());
@@ -213,6 +309,29 @@ mod tests {
                 count_loc_reference(src.as_bytes(), &comments, data),
                 "{src:?}"
             );
+            // Every line, the data section's too; a last line without a newline counts.
+            let lines = src.split_inclusive('\n').count();
+            // Lines from prism's line table and lines searched for agree.
+            let reference = count_loc_reference(src.as_bytes(), &comments, data);
+            for starts in [result.line_offsets(), &[]] {
+                let (counted, loc) = count_lines_and_loc(src.as_bytes(), &comments, data, starts);
+                assert_eq!(counted as usize, lines, "{src:?}");
+                assert_eq!(loc, reference, "{src:?}");
+            }
+            // Prism's table is the one used on real text (not the search).
+            let text = src
+                .as_bytes()
+                .get(..data.unwrap_or(src.len()))
+                .unwrap_or_default();
+            let newlines = count_byte(text, b'\n');
+            assert!(
+                text_line_ends(text, result.line_offsets(), newlines).is_some(),
+                "{src:?}"
+            );
+            // A line table that disagrees with the text is not used.
+            let wrong: Vec<u32> = result.line_offsets().iter().map(|&s| s + 1).collect();
+            let (counted, loc) = count_lines_and_loc(src.as_bytes(), &comments, data, &wrong);
+            assert_eq!((counted as usize, loc), (lines, reference), "{src:?}");
         }
     }
 

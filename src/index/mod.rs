@@ -130,8 +130,13 @@ pub fn human_size(bytes: u64) -> String {
 
 /// Reads and indexes one file; a file that cannot be read gives facts with `skipped` set.
 pub fn index_file(file: &SourceFile, max_size: u64) -> FileFacts {
+    index_file_with(file, max_size, &ExtractOptions::default())
+}
+
+/// Like [`index_file`], with options.
+pub fn index_file_with(file: &SourceFile, max_size: u64, options: &ExtractOptions) -> FileFacts {
     match read_source(&file.path, max_size) {
-        Ok(bytes) => extract(&file.rel, &bytes),
+        Ok(bytes) => extract_with(&file.rel, &bytes, options),
         Err(reason) => FileFacts {
             path: file.rel.clone(),
             skipped: Some(reason),

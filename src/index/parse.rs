@@ -27,10 +27,33 @@ pub(crate) const MAX_NAMESPACE_DEPTH: usize = 100;
 pub const MAX_DIAGNOSTICS: usize = 20;
 
 /// What to extract besides the always-present facts.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct ExtractOptions {
     /// Keep each method's body as a `body::Node` tree (for the analyzer).
     pub bodies: bool,
+    /// Compute each method's [`MethodFacts::body_digest`] (on by default). A caller that
+    /// will not compare the file with another version of it (a file git reports unchanged)
+    /// turns it off: hashing every method's text was an eighth of extraction's cost.
+    pub digests: bool,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            bodies: false,
+            digests: true,
+        }
+    }
+}
+
+impl ExtractOptions {
+    /// The analyzer's options: method bodies kept as trees, digests computed.
+    pub fn with_bodies() -> Self {
+        ExtractOptions {
+            bodies: true,
+            ..ExtractOptions::default()
+        }
+    }
 }
 
 /// Records that extraction stopped at one of its limits (line 1: the file as a whole).
@@ -51,14 +74,15 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
         // Most Ruby files are ASCII, which the vectorised check answers several times
         // faster than full UTF-8 validation.
         utf8: source.is_ascii() || std::str::from_utf8(source).is_ok(),
-        lines: line_count(source),
         ..FileFacts::default()
     };
     if memchr::memchr(0, source).is_some() {
+        facts.lines = line_count(source);
         facts.skipped = Some("binary file (contains NUL bytes); not parsed".to_string());
         return facts;
     }
     if u32::try_from(source.len()).is_err() {
+        facts.lines = line_count(source);
         facts.skipped = Some("file is larger than 4 GiB; not parsed".to_string());
         return facts;
     }
@@ -86,7 +110,10 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
         })
         .collect();
     let data_start = result.data_loc().map(|l| l.start() as usize);
-    facts.loc = loc::count_loc(source, &comments, data_start);
+    // Lines and code lines in one pass over the lines.
+    (facts.lines, facts.loc) =
+        loc::count_lines_and_loc(source, &comments, data_start, result.line_offsets());
+    debug_assert_eq!(facts.lines, line_count(source));
 
     let mut ex = Extractor {
         source,
@@ -97,6 +124,7 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
         truncated: false,
         def_nesting: 0,
         namespaces_truncated: false,
+        scratch: BodyLists::default(),
     };
     let root = result.node();
     let mut ctx = Ctx::top_level();
@@ -186,8 +214,11 @@ impl Ctx {
     }
 }
 
-struct Extractor<'s> {
+struct Extractor<'s, 'pr> {
     source: &'s [u8],
+    /// The lists a method body is collected into, kept between methods so each method
+    /// does not grow its own from empty.
+    scratch: BodyLists<'pr>,
     options: ExtractOptions,
     classes: Vec<ClassFacts>,
     methods: Vec<MethodFacts>,
@@ -199,7 +230,7 @@ struct Extractor<'s> {
     namespaces_truncated: bool,
 }
 
-impl Extractor<'_> {
+impl<'pr> Extractor<'_, 'pr> {
     fn enter(&mut self) -> bool {
         if self.depth >= MAX_TREE_DEPTH {
             self.truncated = true;
@@ -214,7 +245,7 @@ impl Extractor<'_> {
     }
 
     /// Walks a body in a definition context: a statements node or a single statement.
-    fn statements(&mut self, node: &Node<'_>, ctx: &mut Ctx) {
+    fn statements(&mut self, node: &Node<'pr>, ctx: &mut Ctx) {
         if !self.enter() {
             return;
         }
@@ -228,7 +259,7 @@ impl Extractor<'_> {
         self.leave();
     }
 
-    fn statement(&mut self, node: &Node<'_>, ctx: &mut Ctx) {
+    fn statement(&mut self, node: &Node<'pr>, ctx: &mut Ctx) {
         if !self.enter() {
             return;
         }
@@ -348,7 +379,7 @@ impl Extractor<'_> {
 
     /// Lists the defs buried in an expression (`klass = Class.new do def x; end end`) or in
     /// a method body: Ruby's parser sees them, so the inventory has them, marked dynamic.
-    fn dynamic_defs(&mut self, node: &Node<'_>, ctx: &Ctx) {
+    fn dynamic_defs(&mut self, node: &Node<'pr>, ctx: &Ctx) {
         let mut finder = DefFinder {
             found: Vec::new(),
             depth: self.depth,
@@ -364,7 +395,7 @@ impl Extractor<'_> {
     }
 
     /// A class, module or `class << self` body: statements, or a begin with rescue clauses.
-    fn body(&mut self, node: &Node<'_>, ctx: &mut Ctx) {
+    fn body(&mut self, node: &Node<'pr>, ctx: &mut Ctx) {
         if let Some(begin) = node.as_begin_node() {
             if let Some(s) = begin.statements() {
                 self.statements(&s.as_node(), ctx);
@@ -400,7 +431,7 @@ impl Extractor<'_> {
         kind: NamespaceKind,
         superclass: Option<String>,
         line_range: (u32, u32),
-        body: Option<Node<'_>>,
+        body: Option<Node<'pr>>,
     ) {
         if written.is_empty() {
             // `class foo::Bar` or an error-recovery name: nothing we can name.
@@ -447,7 +478,7 @@ impl Extractor<'_> {
         ctx: &Ctx,
         written: &str,
         absolute: bool,
-        value: &Node<'_>,
+        value: &Node<'pr>,
         range: (u32, u32),
     ) {
         let namespace = value.as_call_node().and_then(|call| {
@@ -484,12 +515,12 @@ impl Extractor<'_> {
         }
     }
 
-    fn call(&mut self, call: &ruby_prism::CallNode<'_>, ctx: &mut Ctx) {
+    fn call(&mut self, call: &ruby_prism::CallNode<'pr>, ctx: &mut Ctx) {
         let name = call.name();
         let name = name.as_slice();
         let receiver = call.receiver();
         let implicit = receiver.as_ref().is_none_or(|r| r.as_self_node().is_some());
-        let args: Vec<Node<'_>> = call
+        let args: Vec<Node<'pr>> = call
             .arguments()
             .map(|a| a.arguments().iter().collect())
             .unwrap_or_default();
@@ -602,7 +633,12 @@ impl Extractor<'_> {
         }
     }
 
-    fn dsl_call(&self, name: &[u8], args: &[Node<'_>], call: &ruby_prism::CallNode<'_>) -> DslCall {
+    fn dsl_call(
+        &self,
+        name: &[u8],
+        args: &[Node<'pr>],
+        call: &ruby_prism::CallNode<'pr>,
+    ) -> DslCall {
         let mut plain = Vec::new();
         let mut options = Vec::new();
         for arg in args {
@@ -641,7 +677,7 @@ impl Extractor<'_> {
         }
     }
 
-    fn visibility_arg(&mut self, arg: &Node<'_>, ctx: &mut Ctx, target: VisTarget) {
+    fn visibility_arg(&mut self, arg: &Node<'pr>, ctx: &mut Ctx, target: VisTarget) {
         if let Some(def) = arg.as_def_node() {
             self.def(&def, ctx, Some(target), false);
             return;
@@ -661,7 +697,7 @@ impl Extractor<'_> {
         if let Some(call) = arg.as_call_node() {
             // `private attr_reader :x` makes no method we list; `private memoize def x`
             // makes `x` private.
-            let args: Vec<Node<'_>> = call
+            let args: Vec<Node<'pr>> = call
                 .arguments()
                 .map(|a| a.arguments().iter().collect())
                 .unwrap_or_default();
@@ -712,7 +748,7 @@ impl Extractor<'_> {
 
     fn def(
         &mut self,
-        def: &ruby_prism::DefNode<'_>,
+        def: &ruby_prism::DefNode<'pr>,
         ctx: &Ctx,
         explicit: Option<VisTarget>,
         dynamic: bool,
@@ -758,23 +794,20 @@ impl Extractor<'_> {
         // A def inside another def's body is part of that def's text and digest; its own
         // digest is never compared (it is dynamic, never a wave item), and hashing every
         // level of thousands of nested defs was quadratic.
-        let body_digest = if self.def_nesting > 0 {
+        let body_digest = if self.def_nesting > 0 || !self.options.digests {
             0
         } else {
             digest_normalized(self.source.get(start..end).unwrap_or_default())
         };
 
         let params = def.parameters().map(|p| params_of(&p)).unwrap_or_default();
+        let mut lists = std::mem::take(&mut self.scratch);
+        lists.clear();
+        if let Some(p) = def.parameters() {
+            param_names(&p, &mut lists.params);
+        }
         let mut collector = BodyCollector {
-            params: def
-                .parameters()
-                .map(|p| param_names(&p))
-                .unwrap_or_default(),
-            calls: Vec::new(),
-            constants: Vec::new(),
-            ivars: Vec::new(),
-            receiver_calls: Vec::new(),
-            nested_defs: Vec::new(),
+            lists,
             depth: self.depth,
             truncated: false,
         };
@@ -793,23 +826,23 @@ impl Extractor<'_> {
         if collector.truncated {
             self.truncated = true;
         }
-        let constants = collector
+        let mut lists = collector.lists;
+        let constants = lists
             .constants
-            .into_iter()
+            .drain(..)
             .map(|(mut c, mut methods)| {
                 c.methods = Names::from_unsorted(&mut methods);
                 c
             })
             .collect();
-        let calls = Names::from_unsorted(&mut collector.calls);
-        let mut ivars: Vec<&[u8]> = collector
-            .ivars
-            .iter()
-            .map(|v| v.strip_prefix(b"@").unwrap_or(v))
-            .collect();
-        let ivars = Names::from_unsorted(&mut ivars);
-        let receiver_calls = Names::from_unsorted_pairs(&mut collector.receiver_calls, b'.');
-        let nested_defs = collector.nested_defs;
+        let calls = Names::from_unsorted(&mut lists.calls);
+        for ivar in &mut lists.ivars {
+            *ivar = ivar.strip_prefix(b"@").unwrap_or(ivar);
+        }
+        let ivars = Names::from_unsorted(&mut lists.ivars);
+        let receiver_calls = Names::from_unsorted_pairs(&mut lists.receiver_calls, b'.');
+        let nested_defs = std::mem::take(&mut lists.nested_defs);
+        self.scratch = lists;
         let (body, param_defaults) = if self.options.bodies {
             let mut converter = Converter {
                 source: self.source,
@@ -1014,8 +1047,8 @@ fn const_step<'pr>(
 }
 
 /// Parameter names as borrowed bytes (for receiver inference while visiting the body).
-fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>) -> Vec<&'pr [u8]> {
-    let mut out = Vec::new();
+/// Appends the names of `params` that are plain local variables in the body to `out`.
+fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>, out: &mut Vec<&'pr [u8]>) {
     for p in params
         .requireds()
         .iter()
@@ -1035,7 +1068,6 @@ fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>) -> Vec<&'pr [u8]> 
             out.push(k.name().as_slice());
         }
     }
-    out
 }
 
 fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
@@ -1144,9 +1176,11 @@ impl<'pr> Visit<'pr> for DefFinder<'pr> {
     }
 }
 
-/// Collects calls, constants, ivars and receiver calls of one method body, and the defs
-/// nested in it (listed afterwards as dynamic). Lists are sorted and deduplicated at the end.
-struct BodyCollector<'pr> {
+/// What one method body is collected into (kept by the extractor between methods, so
+/// the lists keep their capacity).
+#[derive(Default)]
+struct BodyLists<'pr> {
+    /// The method's parameter names (calls on them are receiver calls).
     params: Vec<&'pr [u8]>,
     calls: Vec<&'pr [u8]>,
     constants: Vec<(ConstRef, Vec<&'pr [u8]>)>,
@@ -1154,6 +1188,23 @@ struct BodyCollector<'pr> {
     /// `(@var, method)` / `(param, method)`, joined with a `.` at the end.
     receiver_calls: Vec<(&'pr [u8], &'pr [u8])>,
     nested_defs: Vec<ruby_prism::DefNode<'pr>>,
+}
+
+impl BodyLists<'_> {
+    fn clear(&mut self) {
+        self.params.clear();
+        self.calls.clear();
+        self.constants.clear();
+        self.ivars.clear();
+        self.receiver_calls.clear();
+        self.nested_defs.clear();
+    }
+}
+
+/// Collects calls, constants, ivars and receiver calls of one method body, and the defs
+/// nested in it (listed afterwards as dynamic). Lists are sorted and deduplicated at the end.
+struct BodyCollector<'pr> {
+    lists: BodyLists<'pr>,
     depth: usize,
     truncated: bool,
 }
@@ -1170,16 +1221,17 @@ impl<'pr> BodyCollector<'pr> {
             return;
         }
         if let Some(i) = self
+            .lists
             .constants
             .iter()
             .position(|c| c.0.path == path && c.0.absolute == absolute)
         {
-            if let (Some(m), Some(entry)) = (method, self.constants.get_mut(i)) {
+            if let (Some(m), Some(entry)) = (method, self.lists.constants.get_mut(i)) {
                 entry.1.push(m);
             }
             return;
         }
-        self.constants.push((
+        self.lists.constants.push((
             ConstRef {
                 path,
                 absolute,
@@ -1205,17 +1257,17 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
     fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
         // A def inside a def is another method; its body is not this method's.
         if let Some(def) = node.as_node().as_def_node() {
-            self.nested_defs.push(def);
+            self.lists.nested_defs.push(def);
         }
     }
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let name = node.name().as_slice();
         match node.receiver() {
-            None => self.calls.push(name),
+            None => self.lists.calls.push(name),
             Some(recv) => {
                 if recv.as_self_node().is_some() {
-                    self.calls.push(name);
+                    self.lists.calls.push(name);
                 } else if recv.as_constant_read_node().is_some()
                     || recv.as_constant_path_node().is_some()
                 {
@@ -1232,8 +1284,8 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
                     }
                 } else if let Some(ivar) = recv.as_instance_variable_read_node() {
                     let var = ivar.name().as_slice();
-                    self.ivars.push(var);
-                    self.receiver_calls.push((var, name));
+                    self.lists.ivars.push(var);
+                    self.lists.receiver_calls.push((var, name));
                     // The receiver is handled: only arguments and block are left.
                     if let Some(args) = node.arguments() {
                         self.visit_arguments_node(&args);
@@ -1244,8 +1296,8 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
                     return;
                 } else if let Some(local) = recv.as_local_variable_read_node() {
                     let var = local.name().as_slice();
-                    if self.params.contains(&var) {
-                        self.receiver_calls.push((var, name));
+                    if self.lists.params.contains(&var) {
+                        self.lists.receiver_calls.push((var, name));
                     }
                 }
             }
@@ -1276,14 +1328,14 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
         &mut self,
         node: &ruby_prism::InstanceVariableReadNode<'pr>,
     ) {
-        self.ivars.push(node.name().as_slice());
+        self.lists.ivars.push(node.name().as_slice());
     }
 
     fn visit_instance_variable_or_write_node(
         &mut self,
         node: &ruby_prism::InstanceVariableOrWriteNode<'pr>,
     ) {
-        self.ivars.push(node.name().as_slice());
+        self.lists.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_or_write_node(self, node);
     }
 
@@ -1291,7 +1343,7 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
         &mut self,
         node: &ruby_prism::InstanceVariableAndWriteNode<'pr>,
     ) {
-        self.ivars.push(node.name().as_slice());
+        self.lists.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_and_write_node(self, node);
     }
 
@@ -1299,7 +1351,7 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
         &mut self,
         node: &ruby_prism::InstanceVariableOperatorWriteNode<'pr>,
     ) {
-        self.ivars.push(node.name().as_slice());
+        self.lists.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_operator_write_node(self, node);
     }
 }
@@ -1577,6 +1629,27 @@ mod tests {
                 ("A#call".into(), true, false),
             ]
         );
+    }
+
+    #[test]
+    fn digests_can_be_left_out_and_nothing_else_changes() {
+        let src = "class A\n  def a\n    b(1)\n  end\n\n  def c = 2\nend\n";
+        let with = extract("a.rb", src.as_bytes());
+        let without = extract_with(
+            "a.rb",
+            src.as_bytes(),
+            &ExtractOptions {
+                digests: false,
+                ..ExtractOptions::default()
+            },
+        );
+        assert!(with.methods.iter().all(|m| m.body_digest != 0));
+        assert!(without.methods.iter().all(|m| m.body_digest == 0));
+        let mut cleared = with.clone();
+        for m in &mut cleared.methods {
+            m.body_digest = 0;
+        }
+        assert_eq!(cleared, without);
     }
 
     #[test]
