@@ -337,14 +337,41 @@ pub struct Names {
 impl Names {
     /// Builds from names that may repeat and come in any order.
     pub fn from_unsorted(names: &mut Vec<&[u8]>) -> Self {
+        Names::from_unsorted_in(names, None)
+    }
+
+    /// [`Names::from_unsorted`] for names that may be slices of `text` (the source they
+    /// were read from, checked as UTF-8 once): when every name is, the list is built
+    /// without checking its bytes again.
+    pub(crate) fn from_unsorted_in(names: &mut Vec<&[u8]>, text: Option<&str>) -> Self {
+        let as_str = |name: &[u8]| text.and_then(|text| slice_of(text, name));
+        if names.is_empty() {
+            return Names::default();
+        }
+        dedup_interned(names, |n| (n.as_ptr() as usize, n.len()));
         names.sort_unstable();
         names.dedup();
-        let mut buf = Vec::with_capacity(names.iter().map(|n| n.len() + 1).sum());
-        for name in names.iter() {
-            buf.extend_from_slice(name);
-            buf.push(b'\n');
+        let len = names.iter().map(|n| n.len() + 1).sum();
+        let mut text = String::with_capacity(len);
+        for &name in names.iter() {
+            match as_str(name) {
+                Some(name) => {
+                    text.push_str(name);
+                    text.push('\n');
+                }
+                None => {
+                    let mut buf = Vec::with_capacity(len);
+                    for name in names.iter() {
+                        buf.extend_from_slice(name);
+                        buf.push(b'\n');
+                    }
+                    return Names::from_buffer(buf);
+                }
+            }
         }
-        Names::from_buffer(buf)
+        Names {
+            buf: text.into_boxed_str(),
+        }
     }
 
     /// Builds from `(left, right)` pairs that may repeat, each name `left` `sep` `right`
@@ -352,9 +379,16 @@ impl Names {
     /// before every byte of a `left` and no `left` holds it, as with a `.` after Ruby
     /// variable names.
     pub fn from_unsorted_pairs(pairs: &mut Vec<(&[u8], &[u8])>, sep: u8) -> Self {
+        if pairs.is_empty() {
+            return Names::default();
+        }
+        dedup_interned(pairs, |(l, r)| {
+            (l.as_ptr() as usize, l.len(), r.as_ptr() as usize, r.len())
+        });
         pairs.sort_unstable();
         pairs.dedup();
-        let mut buf = Vec::with_capacity(pairs.iter().map(|(l, r)| l.len() + r.len() + 2).sum());
+        let len = pairs.iter().map(|(l, r)| l.len() + r.len() + 2).sum();
+        let mut buf = Vec::with_capacity(len);
         for (left, right) in pairs.iter() {
             buf.extend_from_slice(left);
             buf.push(sep);
@@ -429,6 +463,26 @@ impl Names {
     /// The names as owned strings.
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
+    }
+}
+
+/// `bytes` as `text`'s own `str`, if they are a slice of it (the same memory, not only
+/// the same bytes): no UTF-8 check is needed for a slice of a checked text. A slice of
+/// another buffer never lies inside the text's, so `get` finds nothing for it.
+pub(crate) fn slice_of<'t>(text: &'t str, bytes: &[u8]) -> Option<&'t str> {
+    let offset = (bytes.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    text.get(offset..offset.checked_add(bytes.len())?)
+}
+
+/// Drops repeats of the same interned name before names are sorted by their bytes. Names
+/// read from one parse come from prism's constant pool, which holds each distinct name
+/// once: the same name is the same bytes at the same address, so sorting by address (an
+/// integer compare) and dropping equal neighbours leaves fewer names for the byte sort.
+/// Names that are equal but stored apart are still merged by that byte sort.
+fn dedup_interned<T, K: Ord + Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> K) {
+    if items.len() > 2 {
+        items.sort_unstable_by_key(&key);
+        items.dedup_by(|a, b| key(a) == key(b));
     }
 }
 

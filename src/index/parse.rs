@@ -69,11 +69,11 @@ pub fn extract(path: &str, source: &[u8]) -> FileFacts {
 
 /// Like [`extract`], with options.
 pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> FileFacts {
+    // Checked once: names are then copied out of this text without checking each again.
+    let text = std::str::from_utf8(source).ok();
     let mut facts = FileFacts {
         path: path.to_string(),
-        // Most Ruby files are ASCII, which the vectorised check answers several times
-        // faster than full UTF-8 validation.
-        utf8: source.is_ascii() || std::str::from_utf8(source).is_ok(),
+        utf8: text.is_some(),
         ..FileFacts::default()
     };
     if memchr::memchr(0, source).is_some() {
@@ -117,6 +117,8 @@ pub fn extract_with(path: &str, source: &[u8], options: &ExtractOptions) -> File
 
     let mut ex = Extractor {
         source,
+        strings: Strings(text),
+        line_starts: result.line_offsets(),
         options: *options,
         classes: Vec::new(),
         methods: Vec::new(),
@@ -159,6 +161,13 @@ fn line_count(source: &[u8]) -> u32 {
     let newlines = memchr::memchr_iter(b'\n', source).count();
     let last_unterminated = usize::from(source.last() != Some(&b'\n'));
     u32::try_from(newlines + last_unterminated).unwrap_or(u32::MAX)
+}
+
+/// The line (1-based) holding byte `offset`, from the table of line starts: what prism's
+/// `start_line` answers, without a call into C for each location.
+fn line_at(line_starts: &[u32], offset: u32) -> u32 {
+    let after = line_starts.partition_point(|&start| start <= offset);
+    u32::try_from(after).unwrap_or(u32::MAX).max(1)
 }
 
 fn line_of(line: i32) -> u32 {
@@ -216,6 +225,9 @@ impl Ctx {
 
 struct Extractor<'s, 'pr> {
     source: &'s [u8],
+    strings: Strings<'s>,
+    /// Where each line starts (prism's line table).
+    line_starts: &'pr [u32],
     /// The lists a method body is collected into, kept between methods so each method
     /// does not grow its own from empty.
     scratch: BodyLists<'pr>,
@@ -670,10 +682,10 @@ impl<'pr> Extractor<'_, 'pr> {
             }
         }
         DslCall {
-            name: bytes_to_string(name),
+            name: self.strings.of(name),
             args: plain,
             options,
-            line: line_of(call.location().start_line()),
+            line: line_at(self.line_starts, call.location().start()),
         }
     }
 
@@ -753,7 +765,7 @@ impl<'pr> Extractor<'_, 'pr> {
         explicit: Option<VisTarget>,
         dynamic: bool,
     ) {
-        let name = bytes_to_string(def.name().as_slice());
+        let name = self.strings.of(def.name().as_slice());
         let mut owner = ctx.owner.clone();
         let (mut kind, receiver_written) = match def.receiver() {
             None => (self.ctx_kind(ctx), false),
@@ -800,7 +812,10 @@ impl<'pr> Extractor<'_, 'pr> {
             digest_normalized(self.source.get(start..end).unwrap_or_default())
         };
 
-        let params = def.parameters().map(|p| params_of(&p)).unwrap_or_default();
+        let params = def
+            .parameters()
+            .map(|p| params_of(&p, self.strings))
+            .unwrap_or_default();
         let mut lists = std::mem::take(&mut self.scratch);
         lists.clear();
         if let Some(p) = def.parameters() {
@@ -808,6 +823,8 @@ impl<'pr> Extractor<'_, 'pr> {
         }
         let mut collector = BodyCollector {
             lists,
+            strings: self.strings,
+            line_starts: self.line_starts,
             depth: self.depth,
             truncated: false,
         };
@@ -831,15 +848,15 @@ impl<'pr> Extractor<'_, 'pr> {
             .constants
             .drain(..)
             .map(|(mut c, mut methods)| {
-                c.methods = Names::from_unsorted(&mut methods);
+                c.methods = Names::from_unsorted_in(&mut methods, self.strings.0);
                 c
             })
             .collect();
-        let calls = Names::from_unsorted(&mut lists.calls);
+        let calls = Names::from_unsorted_in(&mut lists.calls, self.strings.0);
         for ivar in &mut lists.ivars {
             *ivar = ivar.strip_prefix(b"@").unwrap_or(ivar);
         }
-        let ivars = Names::from_unsorted(&mut lists.ivars);
+        let ivars = Names::from_unsorted_in(&mut lists.ivars, self.strings.0);
         let receiver_calls = Names::from_unsorted_pairs(&mut lists.receiver_calls, b'.');
         let nested_defs = std::mem::take(&mut lists.nested_defs);
         self.scratch = lists;
@@ -914,11 +931,11 @@ impl<'pr> Extractor<'_, 'pr> {
     }
 
     fn range(&self, location: &ruby_prism::Location<'_>) -> (u32, u32) {
-        let start = line_of(location.start_line());
+        let start = line_at(self.line_starts, location.start());
         // The end offset is exclusive; a location ending right after a newline belongs to the
         // line before it.
         let end_offset = location.end() as usize;
-        let mut end = line_of(location.end_line());
+        let mut end = line_at(self.line_starts, location.end());
         if end > start && end_offset > 0 && self.source.get(end_offset - 1) == Some(&b'\n') {
             end -= 1;
         }
@@ -1070,12 +1087,12 @@ fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>, out: &mut Vec<&'pr
     }
 }
 
-fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
+fn params_of(params: &ruby_prism::ParametersNode<'_>, strings: Strings<'_>) -> Vec<Param> {
     let mut out = Vec::new();
     for p in &params.requireds() {
         if let Some(r) = p.as_required_parameter_node() {
             out.push(Param {
-                name: bytes_to_string(r.name().as_slice()),
+                name: strings.of(r.name().as_slice()),
                 kind: ParamKind::Required,
             });
         }
@@ -1083,7 +1100,7 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
     for p in &params.optionals() {
         if let Some(o) = p.as_optional_parameter_node() {
             out.push(Param {
-                name: bytes_to_string(o.name().as_slice()),
+                name: strings.of(o.name().as_slice()),
                 kind: ParamKind::Optional,
             });
         }
@@ -1093,7 +1110,7 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
             out.push(Param {
                 name: r
                     .name()
-                    .map(|n| bytes_to_string(n.as_slice()))
+                    .map(|n| strings.of(n.as_slice()))
                     .unwrap_or_default(),
                 kind: ParamKind::Rest,
             });
@@ -1102,7 +1119,7 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
     for p in &params.posts() {
         if let Some(r) = p.as_required_parameter_node() {
             out.push(Param {
-                name: bytes_to_string(r.name().as_slice()),
+                name: strings.of(r.name().as_slice()),
                 kind: ParamKind::Required,
             });
         }
@@ -1110,12 +1127,12 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
     for p in &params.keywords() {
         if let Some(k) = p.as_required_keyword_parameter_node() {
             out.push(Param {
-                name: bytes_to_string(k.name().as_slice()),
+                name: strings.of(k.name().as_slice()),
                 kind: ParamKind::Keyword,
             });
         } else if let Some(k) = p.as_optional_keyword_parameter_node() {
             out.push(Param {
-                name: bytes_to_string(k.name().as_slice()),
+                name: strings.of(k.name().as_slice()),
                 kind: ParamKind::OptionalKeyword,
             });
         }
@@ -1125,7 +1142,7 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
             out.push(Param {
                 name: k
                     .name()
-                    .map(|n| bytes_to_string(n.as_slice()))
+                    .map(|n| strings.of(n.as_slice()))
                     .unwrap_or_default(),
                 kind: ParamKind::KeywordRest,
             });
@@ -1141,7 +1158,7 @@ fn params_of(params: &ruby_prism::ParametersNode<'_>) -> Vec<Param> {
             out.push(Param {
                 name: b
                     .name()
-                    .map(|n| bytes_to_string(n.as_slice()))
+                    .map(|n| strings.of(n.as_slice()))
                     .unwrap_or_default(),
                 kind: ParamKind::Block,
             });
@@ -1203,16 +1220,21 @@ impl BodyLists<'_> {
 
 /// Collects calls, constants, ivars and receiver calls of one method body, and the defs
 /// nested in it (listed afterwards as dynamic). Lists are sorted and deduplicated at the end.
-struct BodyCollector<'pr> {
+struct BodyCollector<'s, 'pr> {
     lists: BodyLists<'pr>,
+    strings: Strings<'s>,
+    line_starts: &'pr [u32],
     depth: usize,
     truncated: bool,
 }
 
-impl<'pr> BodyCollector<'pr> {
+impl<'pr> BodyCollector<'_, 'pr> {
+    /// Records a reference to the constant `path` (its text as written, the name of a
+    /// plain `Foo` read straight from prism): a path already seen in this body only adds
+    /// `method`, a new one is copied into a string.
     fn constant(
         &mut self,
-        path: String,
+        path: &[u8],
         absolute: bool,
         method: Option<&'pr [u8]>,
         node: &Node<'pr>,
@@ -1224,7 +1246,7 @@ impl<'pr> BodyCollector<'pr> {
             .lists
             .constants
             .iter()
-            .position(|c| c.0.path == path && c.0.absolute == absolute)
+            .position(|c| c.0.path.as_bytes() == path && c.0.absolute == absolute)
         {
             if let (Some(m), Some(entry)) = (method, self.lists.constants.get_mut(i)) {
                 entry.1.push(m);
@@ -1233,17 +1255,37 @@ impl<'pr> BodyCollector<'pr> {
         }
         self.lists.constants.push((
             ConstRef {
-                path,
+                path: self.strings.of(path),
                 absolute,
                 methods: Names::default(),
-                line: line_of(node.location().start_line()),
+                line: line_at(self.line_starts, node.location().start()),
             },
             method.into_iter().collect(),
         ));
     }
 }
 
-impl<'pr> Visit<'pr> for BodyCollector<'pr> {
+impl<'pr> BodyCollector<'_, 'pr> {
+    /// Visits a call's argument. Literals and local variables, most arguments, hold
+    /// nothing collected: they are not dispatched.
+    fn visit_operand(&mut self, node: &Node<'pr>) {
+        if !matches!(
+            node,
+            Node::SymbolNode { .. }
+                | Node::StringNode { .. }
+                | Node::LocalVariableReadNode { .. }
+                | Node::IntegerNode { .. }
+                | Node::NilNode { .. }
+                | Node::TrueNode { .. }
+                | Node::FalseNode { .. }
+                | Node::SelfNode { .. }
+        ) {
+            self.visit(node);
+        }
+    }
+}
+
+impl<'pr> Visit<'pr> for BodyCollector<'_, 'pr> {
     fn visit(&mut self, node: &Node<'pr>) {
         if self.depth >= MAX_TREE_DEPTH {
             self.truncated = true;
@@ -1263,55 +1305,55 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let name = node.name().as_slice();
+        // The receiver is read here; it is visited below only when it may hold more.
+        let mut visit_receiver = None;
         match node.receiver() {
             None => self.lists.calls.push(name),
             Some(recv) => {
                 if recv.as_self_node().is_some() {
                     self.lists.calls.push(name);
-                } else if recv.as_constant_read_node().is_some()
-                    || recv.as_constant_path_node().is_some()
-                {
+                } else if let Some(read) = recv.as_constant_read_node() {
+                    self.constant(read.name().as_slice(), false, Some(name), &recv);
+                } else if recv.as_constant_path_node().is_some() {
                     let (path, absolute) = const_path_text(&recv);
-                    if !path.is_empty() {
-                        self.constant(path, absolute, Some(name), &recv);
-                        if let Some(args) = node.arguments() {
-                            self.visit_arguments_node(&args);
-                        }
-                        if let Some(block) = node.block() {
-                            self.visit(&block);
-                        }
-                        return;
+                    if path.is_empty() {
+                        visit_receiver = Some(recv);
+                    } else {
+                        self.constant(path.as_bytes(), absolute, Some(name), &recv);
                     }
                 } else if let Some(ivar) = recv.as_instance_variable_read_node() {
                     let var = ivar.name().as_slice();
                     self.lists.ivars.push(var);
                     self.lists.receiver_calls.push((var, name));
-                    // The receiver is handled: only arguments and block are left.
-                    if let Some(args) = node.arguments() {
-                        self.visit_arguments_node(&args);
-                    }
-                    if let Some(block) = node.block() {
-                        self.visit(&block);
-                    }
-                    return;
                 } else if let Some(local) = recv.as_local_variable_read_node() {
                     let var = local.name().as_slice();
                     if self.lists.params.contains(&var) {
                         self.lists.receiver_calls.push((var, name));
                     }
+                } else {
+                    visit_receiver = Some(recv);
                 }
             }
         }
-        ruby_prism::visit_call_node(self, node);
+        if let Some(recv) = visit_receiver {
+            self.visit(&recv);
+        }
+        if let Some(args) = node.arguments() {
+            self.visit_arguments_node(&args);
+        }
+        if let Some(block) = node.block() {
+            self.visit(&block);
+        }
+    }
+
+    fn visit_arguments_node(&mut self, node: &ruby_prism::ArgumentsNode<'pr>) {
+        for arg in &node.arguments() {
+            self.visit_operand(&arg);
+        }
     }
 
     fn visit_constant_read_node(&mut self, node: &ruby_prism::ConstantReadNode<'pr>) {
-        self.constant(
-            bytes_to_string(node.name().as_slice()),
-            false,
-            None,
-            &node.as_node(),
-        );
+        self.constant(node.name().as_slice(), false, None, &node.as_node());
     }
 
     fn visit_constant_path_node(&mut self, node: &ruby_prism::ConstantPathNode<'pr>) {
@@ -1320,7 +1362,7 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
             // `foo::Bar`: the parent is an expression worth visiting.
             ruby_prism::visit_constant_path_node(self, node);
         } else {
-            self.constant(path, absolute, None, &node.as_node());
+            self.constant(path.as_bytes(), absolute, None, &node.as_node());
         }
     }
 
@@ -1353,6 +1395,28 @@ impl<'pr> Visit<'pr> for BodyCollector<'pr> {
     ) {
         self.lists.ivars.push(node.name().as_slice());
         ruby_prism::visit_instance_variable_operator_write_node(self, node);
+    }
+}
+
+/// Copies names out of a file's text. Names prism read from the source are slices of it:
+/// when the file is UTF-8 (checked once, `Some`), such a slice is copied as the text's own
+/// `str`, without checking each name again (that check was most of the cost of copying a
+/// short name). Anything else, or a file that is not UTF-8, goes through
+/// [`bytes_to_string`].
+#[derive(Clone, Copy)]
+struct Strings<'s>(Option<&'s str>);
+
+impl<'s> Strings<'s> {
+    fn of(self, bytes: &[u8]) -> String {
+        match self.find(bytes) {
+            Some(name) => name.to_owned(),
+            None => bytes_to_string(bytes),
+        }
+    }
+
+    /// `bytes` as the text's own `str`, if they are a slice of it.
+    fn find(self, bytes: &[u8]) -> Option<&'s str> {
+        super::facts::slice_of(self.0?, bytes)
     }
 }
 
