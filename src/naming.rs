@@ -56,6 +56,51 @@ fn camelize_words(snake: &str) -> String {
 /// `PaymentGateway` → `payment_gateway`; `HTMLParser` → `html_parser`; `API::V1` → `api/v1`
 /// (ActiveSupport's rules, without inflection acronyms).
 pub fn underscore(camel: &str) -> String {
+    if camel.is_ascii() {
+        underscore_ascii(camel.as_bytes())
+    } else {
+        underscore_chars(camel)
+    }
+}
+
+/// [`underscore`] of an ASCII name (every class name of every file is compared with its
+/// path in this form): the same rules, on bytes.
+fn underscore_ascii(camel: &[u8]) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    let mut rest = camel;
+    let mut prev: Option<u8> = None;
+    while let Some((&first, after)) = rest.split_first() {
+        let mut c = first;
+        rest = after;
+        if c == b':' {
+            if let Some(after) = rest.strip_prefix(b":") {
+                rest = after;
+                c = b'/';
+            }
+        }
+        if c.is_ascii_uppercase() {
+            let next = rest.first().copied();
+            let boundary = match prev {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+            if boundary {
+                out.push('_');
+            }
+            out.push(char::from(c.to_ascii_lowercase()));
+        } else if c == b'-' {
+            out.push('_');
+        } else {
+            out.push(char::from(c));
+        }
+        prev = Some(c);
+    }
+    out
+}
+
+/// [`underscore`] of any name, character by character.
+fn underscore_chars(camel: &str) -> String {
     let mut out = String::with_capacity(camel.len() + 4);
     // One pass, `::` read as `/` on the way (no copy of the text, no list of chars).
     let mut chars = camel.chars().peekable();
@@ -267,6 +312,26 @@ mod tests {
             assert_eq!(camelize_ascii(input), camelize_words(input), "{input:?}");
         }
         assert_eq!(camelize("über_grün"), "ÜberGrün");
+    }
+
+    #[test]
+    fn underscore_of_ascii_names_is_the_character_rules() {
+        // Every pair of characters that the rules look at: case, digits, `::`, `-`, `_`.
+        let alphabet = ["A", "b", "C", "d", "1", "::", ":", "-", "_", "/", "Z", "z"];
+        let mut names = vec![String::new()];
+        for _ in 0..4 {
+            names = names
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |a| format!("{n}{a}")))
+                .collect();
+            for name in &names {
+                assert_eq!(
+                    underscore_ascii(name.as_bytes()),
+                    underscore_chars(name),
+                    "{name:?}"
+                );
+            }
+        }
     }
 
     #[test]
