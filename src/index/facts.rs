@@ -572,6 +572,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn slice_of_finds_only_slices_of_the_text_itself() {
+        let text = "déf world";
+        let bytes = text.as_bytes();
+        assert_eq!(slice_of(text, bytes.get(5..10).unwrap()), Some("world"));
+        assert_eq!(slice_of(text, bytes), Some(text));
+        // The same bytes elsewhere are not the text's.
+        let copy = b"world".to_vec();
+        assert_eq!(slice_of(text, &copy), None);
+        // A slice that cuts a character is not a `str`.
+        assert_eq!(slice_of(text, bytes.get(2..4).unwrap()), None);
+        assert_eq!(slice_of(text, bytes.get(10..).unwrap()), Some(""));
+    }
+
+    #[test]
+    fn names_from_a_text_are_the_names_from_bytes() {
+        let text = "save user save @user render user";
+        let bytes = text.as_bytes();
+        let word = |range: std::ops::Range<usize>| bytes.get(range).unwrap();
+        let elsewhere = b"user".to_vec();
+        let names = vec![
+            word(0..4),
+            word(5..9),
+            word(10..14),
+            word(16..20),
+            word(21..27),
+            &elsewhere,
+        ];
+        let plain = Names::from_unsorted(&mut names.clone());
+        let in_text = Names::from_unsorted_in(&mut names.clone(), Some(text));
+        assert_eq!(in_text, plain);
+        assert_eq!(plain.to_vec(), ["render", "save", "user"]);
+        // Not UTF-8 as a whole: the bytes path, replacement characters kept per name.
+        let broken: Vec<&[u8]> = vec![b"ok", b"b\xffd"];
+        let names = Names::from_unsorted_in(&mut broken.clone(), Some(text));
+        assert_eq!(names.to_vec(), ["b\u{fffd}d", "ok"]);
+    }
+
+    #[test]
     fn pairs_sort_and_dedup_as_their_joined_names_do() {
         let pairs: Vec<(&[u8], &[u8])> = vec![
             (b"order", b"total"),

@@ -1608,6 +1608,18 @@ mod tests {
     }
 
     #[test]
+    fn line_at_is_one_plus_the_newlines_before_the_offset() {
+        let src = "# é\r\nclass A\n\n  X = <<~T\n    ü\n  T\n  def x = 1\nend";
+        let result = ruby_prism::parse(src.as_bytes());
+        for offset in 0..=src.len() {
+            let before = src.as_bytes().get(..offset).unwrap();
+            let expected = 1 + before.iter().filter(|&&b| b == b'\n').count();
+            let offset = u32::try_from(offset).unwrap();
+            assert_eq!(line_at(result.line_offsets(), offset) as usize, expected);
+        }
+    }
+
+    #[test]
     fn endless_and_multiline_line_ranges() {
         let src = "class A\n  def a = 1\n\n  def b\n    1\n  end\n  def c(*) = d(*)\nend\n";
         let ranges: Vec<(String, u32, u32)> = inventory(src)
