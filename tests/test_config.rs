@@ -653,3 +653,65 @@ fn a_service_that_deletes_rows_and_sends_mail_is_not_pure() {
         "{meta}"
     );
 }
+
+#[test]
+fn a_file_the_analysis_skipped_is_skipped_too_and_says_why() {
+    let p = Project::new();
+    let skipped = "source_file: app/models/payment.rb
+class_name: Payment
+methods_to_analyze:
+  - {name: charge, method_mode: unchanged, line_range: [10, 19], selected: false, skip_reason: User deselected}
+automation:
+  discovery_agent_completed: true
+  code_analyzer_completed: true
+  code_analyzer_skipped: true
+  code_analyzer_skip_reason: No testable methods found
+";
+    p.write(META, skipped);
+    let answer = p
+        .run(&["test-config", META, "--project-type", "rails"])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(answer["status"].as_str(), Some("skipped"));
+    assert_eq!(answer["metadata"].as_str(), Some(META));
+    assert_eq!(
+        answer["skip_reason"].as_str(),
+        Some("the code analysis was skipped: No testable methods found")
+    );
+    let meta = p.read(META);
+    assert!(
+        meta.ends_with(
+            "  code_analyzer_skip_reason: No testable methods found
+  isolation_decider_completed: true
+  isolation_decider_skipped: true
+  isolation_decider_skip_reason: \"the code analysis was skipped: No testable methods found\"
+"
+        ),
+        "{meta}"
+    );
+    // Run again: the same answer, the file unchanged.
+    let again = p
+        .run(&["test-config", META, "--project-type", "rails"])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(again, answer);
+    assert_eq!(p.read(META), meta);
+
+    // Without a recorded skip, missing methods are still the original's error.
+    let unexplained = skipped
+        .replace("  code_analyzer_skipped: true\n", "")
+        .replace(
+            "  code_analyzer_skip_reason: No testable methods found\n",
+            "",
+        );
+    p.write(META, &unexplained);
+    let run = p
+        .run(&["test-config", META, "--project-type", "rails"])
+        .expect_code(1);
+    assert!(
+        run.stderr.contains("metadata must include methods[]"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(p.read(META), unexplained, "an error writes nothing");
+}
