@@ -1269,3 +1269,35 @@ fn controller_skeletons_are_request_specs_from_the_routes() {
         insta::assert_snapshot!(name, run.stdout);
     }
 }
+
+#[test]
+fn a_file_the_analysis_skipped_writes_no_spec_and_says_why() {
+    let p = Project::new();
+    p.write("app/models/payment.rb", "class Payment\nend\n");
+    let meta = "tmp/rspec_metadata/app_models_payment.yml";
+    let skipped = "source_file: app/models/payment.rb
+class_name: Payment
+automation:
+  code_analyzer_completed: true
+  code_analyzer_skipped: true
+  code_analyzer_skip_reason: No testable methods found
+";
+    p.write(meta, skipped);
+    for target in [meta, "app/models/payment.rb"] {
+        let answer = p.run(&["skeleton", target]).expect_code(0).yaml();
+        assert_eq!(answer["status"].as_str(), Some("skipped"), "{target}");
+        assert_eq!(answer["metadata"].as_str(), Some(meta));
+        assert_eq!(
+            answer["skip_reason"].as_str(),
+            Some("the code analysis was skipped: No testable methods found")
+        );
+    }
+    assert!(!p.root().join("spec").exists(), "no spec written");
+    assert_eq!(p.read(meta), skipped, "the metadata is left as it was");
+
+    // Without a recorded skip, the same metadata is still invalid.
+    let unexplained = skipped.replace("  code_analyzer_skipped: true\n", "");
+    p.write(meta, &unexplained);
+    let run = p.run(&["skeleton", meta]).expect_code(1);
+    assert!(run.stderr.contains("(METADATA_INVALID)"), "{}", run.stderr);
+}

@@ -102,3 +102,24 @@ impl std::fmt::Debug for Cache {
         })
     }
 }
+
+/// The answer of a stage that has nothing to do because `analyze` skipped the file
+/// (`test-config`, `skeleton`): `status: skipped`, the metadata file and why (exit 0).
+pub(crate) fn analysis_skipped(metadata: &str, reason: String) -> crate::report::Answer {
+    #[derive(serde::Serialize)]
+    struct Skipped<'a> {
+        status: &'static str,
+        metadata: &'a str,
+        skip_reason: String,
+    }
+    let text = format!("{metadata}: skipped: {reason}\n");
+    crate::report::Answer::new(
+        &Skipped {
+            status: "skipped",
+            metadata,
+            skip_reason: reason,
+        },
+        text,
+        0,
+    )
+}

@@ -135,6 +135,16 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let map = metadata::load(&metadata_path)?.ok_or_else(|| Error::MetadataNotFound {
         path: metadata_path.clone(),
     })?;
+    if let Some(reason) = metadata::analysis_skip(&map) {
+        // Nothing was analyzed: no spec to write (`skeleton` without METADATA skips these
+        // files the same way).
+        let cwd = std::env::current_dir()
+            .map(|d| crate::index::walk::absolute(&d))
+            .unwrap_or_default();
+        let shown = crate::index::walk::relative_to(&cwd, &metadata_path)
+            .unwrap_or_else(|| metadata_path.display().to_string());
+        return Ok(super::analysis_skipped(&shown, reason));
+    }
     let mode = options.mode.unwrap_or_default();
     if options.stdout && mode != Mode::Full {
         let requests = stdout_requests(config, options, &project_root, &map);

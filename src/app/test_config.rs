@@ -20,7 +20,7 @@ use crate::metadata;
 use crate::report::Answer;
 use crate::spec::test_config::{self as decisions, Decisions, Inputs, Problem, ProjectFacts};
 use crate::vocab::{ProjectType, TestLevel};
-use crate::yaml::{Mapping, Value};
+use crate::yaml::Value;
 
 /// Options of `test-config`.
 #[derive(Debug, Clone, Default)]
@@ -53,7 +53,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             path: PathBuf::from(&target.shown),
         });
     };
-    if let Some(reason) = analysis_skip(&map) {
+    if let Some(reason) = metadata::analysis_skip(&map) {
         // The analyzer found nothing to test: neither is there anything to decide. The
         // stage completes as a skip (the contract's `{agent}_skipped`), as `analyze` did.
         metadata::with_automation(&mut map, |auto| {
@@ -103,51 +103,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     ))
 }
 
-/// Why there is nothing to decide, when the code analysis was skipped and left no
-/// methods: `None` when there are methods (decided as usual) or no skip was recorded (an
-/// error, as in the original).
-fn analysis_skip(map: &Mapping) -> Option<String> {
-    let methods = map.get("methods").and_then(Value::as_sequence);
-    if methods.is_some_and(|m| !m.is_empty()) {
-        return None;
-    }
-    let automation = map.get("automation")?;
-    if automation
-        .get("code_analyzer_skipped")
-        .and_then(Value::as_bool)
-        != Some(true)
-    {
-        return None;
-    }
-    let why = automation
-        .get("code_analyzer_skip_reason")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|r| !r.is_empty());
-    Some(match why {
-        Some(why) => format!("the code analysis was skipped: {why}"),
-        None => "the code analysis was skipped".to_string(),
-    })
-}
-
-#[derive(Debug, Serialize)]
-struct Skipped {
-    status: &'static str,
-    metadata: String,
-    skip_reason: String,
-}
-
 fn skipped(target: &Target, reason: String) -> Answer {
-    let text = format!("{}: skipped: {reason}\n", target.shown);
-    Answer::new(
-        &Skipped {
-            status: "skipped",
-            metadata: target.shown.clone(),
-            skip_reason: reason,
-        },
-        text,
-        0,
-    )
+    super::analysis_skipped(&target.shown, reason)
 }
 
 /// The metadata file to work on.

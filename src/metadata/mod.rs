@@ -447,6 +447,33 @@ pub fn set(map: &mut Mapping, key: &str, value: Value) {
     }
 }
 
+/// Why a file has nothing for the later stages, when `analyze` skipped it and left no
+/// methods (`automation.code_analyzer_skipped`, with its reason): `None` when there are
+/// methods or no skip was recorded.
+pub fn analysis_skip(map: &Mapping) -> Option<String> {
+    let methods = map.get("methods").and_then(Value::as_sequence);
+    if methods.is_some_and(|m| !m.is_empty()) {
+        return None;
+    }
+    let automation = map.get("automation")?;
+    if automation
+        .get("code_analyzer_skipped")
+        .and_then(Value::as_bool)
+        != Some(true)
+    {
+        return None;
+    }
+    let why = automation
+        .get("code_analyzer_skip_reason")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    Some(match why {
+        Some(why) => format!("the code analysis was skipped: {why}"),
+        None => "the code analysis was skipped".to_string(),
+    })
+}
+
 /// Runs `f` on the `automation` mapping, created (at the end) when missing or not a
 /// mapping, and stores the result back in place.
 pub fn with_automation<R>(map: &mut Mapping, f: impl FnOnce(&mut Mapping) -> R) -> R {
