@@ -277,12 +277,25 @@ impl RefKind {
 impl Refs {
     /// The references of `file.methods[index]` and of the methods in `absorbed`.
     pub fn collect(file: &FileFacts, index: usize, absorbed: &[usize]) -> Refs {
+        let methods = || {
+            std::iter::once(&index)
+                .chain(absorbed)
+                .filter_map(|&i| file.methods.get(i))
+        };
+        // Sized once: a method's lists are counted without reading them.
+        let count = methods()
+            .map(|m| {
+                m.constants.len()
+                    + m.constants.iter().map(|c| c.methods.len()).sum::<usize>()
+                    + m.ivars.len()
+                    + m.params.len()
+                    + m.receiver_calls.len()
+            })
+            .sum();
         // (scope, kind, name, method called on it)
-        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> = Vec::new();
-        let methods = std::iter::once(&index)
-            .chain(absorbed)
-            .filter_map(|&i| file.methods.get(i));
-        for m in methods {
+        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> =
+            Vec::with_capacity(count);
+        for m in methods() {
             for c in &m.constants {
                 let kind = if c.absolute {
                     RefKind::Absolute
@@ -313,7 +326,12 @@ impl Refs {
         }
         found.sort_unstable();
         found.dedup();
-        let mut buf = String::new();
+        let mut buf = String::with_capacity(
+            found
+                .iter()
+                .map(|(_, _, name, method)| name.len() + method.len() + 8)
+                .sum(),
+        );
         let mut last: Option<(Option<usize>, RefKind, &str)> = None;
         for (scope, kind, name, method) in &found {
             let key = (*scope, *kind, name.as_ref());
