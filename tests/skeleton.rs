@@ -1292,6 +1292,13 @@ automation:
             Some("the code analysis was skipped: No testable methods found")
         );
     }
+    // Every metadata file at once: the same skip, in the same words.
+    let batch = p.run(&["skeleton", "--all-metadata"]).expect_code(0).yaml();
+    assert_eq!(batch["results"][0]["status"].as_str(), Some("skipped"));
+    assert_eq!(
+        batch["results"][0]["skip_reason"].as_str(),
+        Some("the code analysis was skipped: No testable methods found")
+    );
     assert!(!p.root().join("spec").exists(), "no spec written");
     assert_eq!(p.read(meta), skipped, "the metadata is left as it was");
 

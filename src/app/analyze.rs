@@ -900,15 +900,7 @@ fn write_skip(
         // Nothing to record against: no metadata and nothing analyzed.
         return Ok(());
     };
-    metadata::with_automation(&mut map, |auto| {
-        metadata::set(auto, "code_analyzer_completed", Value::Bool(true));
-        metadata::set(auto, "code_analyzer_skipped", Value::Bool(true));
-        metadata::set(
-            auto,
-            "code_analyzer_skip_reason",
-            Value::String(reason.to_string()),
-        );
-    });
+    metadata::set_skipped(&mut map, "code_analyzer", reason);
     metadata::write_atomic(&loc.path, &map)
 }
 

@@ -168,13 +168,9 @@ fn one(config: &Config, options: &Options, path: PathBuf) -> FileResult {
             Some("not analyzed yet (run `rspec-scout analyze --from-metadata`)".to_string());
         return result;
     }
-    let skipped_analysis = map
-        .get("automation")
-        .and_then(|a| a.get("code_analyzer_skipped"))
-        .and_then(Value::as_bool)
-        == Some(true);
-    if skipped_analysis {
-        result.skip_reason = Some("the analysis found no method to test".to_string());
+    // The same skip, in the same words, as `skeleton METADATA`.
+    if let Some(reason) = metadata::analysis_skip(&map) {
+        result.skip_reason = Some(reason);
         return result;
     }
     let single = Options {

@@ -20,7 +20,6 @@ use crate::metadata;
 use crate::report::Answer;
 use crate::spec::test_config::{self as decisions, Decisions, Inputs, Problem, ProjectFacts};
 use crate::vocab::{ProjectType, TestLevel};
-use crate::yaml::Value;
 
 /// Options of `test-config`.
 #[derive(Debug, Clone, Default)]
@@ -56,15 +55,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     if let Some(reason) = metadata::analysis_skip(&map) {
         // The analyzer found nothing to test: neither is there anything to decide. The
         // stage completes as a skip (the contract's `{agent}_skipped`), as `analyze` did.
-        metadata::with_automation(&mut map, |auto| {
-            metadata::set(auto, "isolation_decider_completed", Value::Bool(true));
-            metadata::set(auto, "isolation_decider_skipped", Value::Bool(true));
-            metadata::set(
-                auto,
-                "isolation_decider_skip_reason",
-                Value::String(reason.clone()),
-            );
-        });
+        metadata::set_skipped(&mut map, "isolation_decider", &reason);
         metadata::write_atomic(&target.path, &map)?;
         return Ok(with_warnings(skipped(&target, reason), config));
     }

@@ -1063,8 +1063,8 @@ fn const_step<'pr>(
     Ok(parent)
 }
 
-/// Parameter names as borrowed bytes (for receiver inference while visiting the body).
-/// Appends the names of `params` that are plain local variables in the body to `out`.
+/// Appends the names of `params` that are plain local variables in the body to `out`, as
+/// borrowed bytes (for receiver inference while visiting the body).
 fn param_names<'pr>(params: &ruby_prism::ParametersNode<'pr>, out: &mut Vec<&'pr [u8]>) {
     for p in params
         .requireds()

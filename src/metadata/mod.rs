@@ -474,6 +474,21 @@ pub fn analysis_skip(map: &Mapping) -> Option<String> {
     })
 }
 
+/// Records that `stage` (`code_analyzer`, `isolation_decider`) ran and had nothing to do:
+/// `{stage}_completed`, `{stage}_skipped` and `{stage}_skip_reason` under `automation`
+/// (the contract's skip; a skip counts as success).
+pub fn set_skipped(map: &mut Mapping, stage: &str, reason: &str) {
+    with_automation(map, |auto| {
+        set(auto, &format!("{stage}_completed"), Value::Bool(true));
+        set(auto, &format!("{stage}_skipped"), Value::Bool(true));
+        set(
+            auto,
+            &format!("{stage}_skip_reason"),
+            Value::String(reason.to_string()),
+        );
+    });
+}
+
 /// Runs `f` on the `automation` mapping, created (at the end) when missing or not a
 /// mapping, and stores the result back in place.
 pub fn with_automation<R>(map: &mut Mapping, f: impl FnOnce(&mut Mapping) -> R) -> R {
