@@ -5,17 +5,23 @@ use crate::vocab::ControllerLayout;
 
 /// `payment_gateway` → `PaymentGateway`; `billing/invoice` → `Billing::Invoice`.
 pub fn camelize(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len() + 4);
+    camelize_into(&mut out, snake);
+    out
+}
+
+/// [`camelize`], appended to `out` (constant resolution camelizes every variable name of
+/// every method into one reused buffer).
+pub fn camelize_into(out: &mut String, snake: &str) {
     if snake.is_ascii() {
-        camelize_ascii(snake)
+        camelize_ascii(out, snake);
     } else {
-        camelize_words(snake)
+        camelize_words(out, snake);
     }
 }
 
-/// [`camelize`] of an ASCII name (every ivar and parameter of every method goes through
-/// here): one pass over the bytes.
-fn camelize_ascii(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len() + 4);
+/// [`camelize`] of an ASCII name: one pass over the bytes.
+fn camelize_ascii(out: &mut String, snake: &str) {
     let mut upper = true;
     for b in snake.bytes() {
         match b {
@@ -31,13 +37,11 @@ fn camelize_ascii(snake: &str) -> String {
             _ => out.push(char::from(b)),
         }
     }
-    out
 }
 
 /// [`camelize`] of any name: segments on `/`, words on `_`, each word's first character
 /// in Unicode upper case.
-fn camelize_words(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len());
+fn camelize_words(out: &mut String, snake: &str) {
     for (i, segment) in snake.split('/').enumerate() {
         if i > 0 {
             out.push_str("::");
@@ -50,7 +54,6 @@ fn camelize_words(snake: &str) -> String {
             }
         }
     }
-    out
 }
 
 /// `PaymentGateway` → `payment_gateway`; `HTMLParser` → `html_parser`; `API::V1` → `api/v1`
@@ -309,7 +312,12 @@ mod tests {
             "a.b_c",
             "payment_gateway/v2_client",
         ] {
-            assert_eq!(camelize_ascii(input), camelize_words(input), "{input:?}");
+            let (mut ascii, mut words) = (String::from("X"), String::from("X"));
+            camelize_ascii(&mut ascii, input);
+            camelize_words(&mut words, input);
+            assert_eq!(ascii, words, "{input:?}");
+            // Appended after what the buffer holds.
+            assert_eq!(ascii, format!("X{}", camelize(input)), "{input:?}");
         }
         assert_eq!(camelize("über_grün"), "ÜberGrün");
     }

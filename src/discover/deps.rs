@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::FileFacts;
-use crate::naming::camelize;
+use crate::index::{terminated, FileFacts};
 
 /// The classes and modules defined in the files in scope, for constant resolution.
 #[derive(Debug, Default)]
@@ -197,10 +196,10 @@ impl Deps {
         &'a self,
         names: &'a ClassNames,
     ) -> impl Iterator<Item = (&'a str, impl Iterator<Item = &'a str> + Clone + 'a)> + 'a {
-        let mut records = self.methods.split_terminator('\t');
+        let mut records = terminated(&self.methods, b'\t');
         self.ids.iter().map(move |&id| {
             let methods = records.next().unwrap_or_default();
-            (class_name(names, id), methods.split_terminator('\n'))
+            (class_name(names, id), terminated(methods, b'\n'))
         })
     }
 
@@ -226,9 +225,10 @@ fn class_name(names: &ClassNames, id: u32) -> &str {
 ///
 /// One record per line: `scope \t kind name (\t method)*`, where scope is the index of the
 /// class statement whose nesting applies (empty: top level), kind is `C` (a constant as
-/// written), `A` (a constant written `::X`) or `V` (a class name guessed from an instance
-/// variable or parameter), and the methods are those called on it. Records are sorted and
-/// unique, their methods too; names never hold a tab or a newline (replaced by a space).
+/// written), `A` (a constant written `::X`) or `V` (an instance variable or parameter, by
+/// its name as written: resolution camelizes it into the class name it may be), and the
+/// methods are those called on it. Records are sorted and unique, their methods too; names
+/// never hold a tab or a newline (replaced by a space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refs {
     buf: Box<str>,
@@ -241,7 +241,7 @@ pub struct Ref<'a> {
     pub scope: Option<usize>,
     /// How the name was found.
     pub kind: RefKind,
-    /// The constant path, or the class name guessed from a variable.
+    /// The constant path, or the variable's name (without `@`).
     pub name: &'a str,
     methods: &'a str,
 }
@@ -249,7 +249,7 @@ pub struct Ref<'a> {
 impl<'a> Ref<'a> {
     /// The methods called on it, sorted and unique.
     pub fn methods(&self) -> impl Iterator<Item = &'a str> {
-        self.methods.split_terminator('\t')
+        terminated(self.methods, b'\t')
     }
 }
 
@@ -260,11 +260,21 @@ pub enum RefKind {
     Constant,
     /// A constant path written `::X` (the top level only).
     Absolute,
-    /// A class name camelized from an instance variable or parameter (`@payment`).
+    /// An instance variable or parameter (`@payment`), whose camelized name may be a class;
+    /// its [`Ref::name`] is the variable's own (`payment`).
     Variable,
 }
 
 impl RefKind {
+    /// The kind in the low two bits of a [`Refs::collect`] sort key.
+    fn of_bits(key: u64) -> RefKind {
+        match key & 3 {
+            0 => RefKind::Constant,
+            1 => RefKind::Absolute,
+            _ => RefKind::Variable,
+        }
+    }
+
     fn letter(self) -> char {
         match self {
             RefKind::Constant => 'C',
@@ -292,36 +302,39 @@ impl Refs {
                     + m.receiver_calls.len()
             })
             .sum();
-        // (scope, kind, name, method called on it)
-        let mut found: Vec<(Option<usize>, RefKind, std::borrow::Cow<'_, str>, &str)> =
-            Vec::with_capacity(count);
+        // (scope and kind as one number, name, method called on it). A variable's name is
+        // kept as written: resolution camelizes it, once per record instead of once per
+        // mention, and sorting compares the names without making them first.
+        let mut found: Vec<(u64, &str, &str)> = Vec::with_capacity(count);
         for m in methods() {
+            let key = |kind: RefKind| {
+                (m.scope
+                    .map_or(0, |s| u64::try_from(s).unwrap_or(u64::MAX >> 2) + 1)
+                    << 2)
+                    | kind as u64
+            };
             for c in &m.constants {
-                let kind = if c.absolute {
+                let kind = key(if c.absolute {
                     RefKind::Absolute
                 } else {
                     RefKind::Constant
-                };
-                found.push((m.scope, kind, c.path.as_str().into(), ""));
+                });
+                found.push((kind, c.path.as_str(), ""));
                 for method in c.methods.iter() {
-                    found.push((m.scope, kind, c.path.as_str().into(), method));
+                    found.push((kind, c.path.as_str(), method));
                 }
             }
+            let variable = key(RefKind::Variable);
             for ivar in m.ivars.iter() {
-                found.push((m.scope, RefKind::Variable, camelize(ivar).into(), ""));
+                found.push((variable, ivar, ""));
             }
             for p in &m.params {
                 if !p.name.is_empty() {
-                    found.push((m.scope, RefKind::Variable, camelize(&p.name).into(), ""));
+                    found.push((variable, &p.name, ""));
                 }
             }
             for call in m.receiver_calls() {
-                found.push((
-                    m.scope,
-                    RefKind::Variable,
-                    camelize(call.name).into(),
-                    call.method,
-                ));
+                found.push((variable, call.name, call.method));
             }
         }
         found.sort_unstable();
@@ -329,23 +342,22 @@ impl Refs {
         let mut buf = String::with_capacity(
             found
                 .iter()
-                .map(|(_, _, name, method)| name.len() + method.len() + 8)
+                .map(|(_, name, method)| name.len() + method.len() + 8)
                 .sum(),
         );
-        let mut last: Option<(Option<usize>, RefKind, &str)> = None;
-        for (scope, kind, name, method) in &found {
-            let key = (*scope, *kind, name.as_ref());
-            if last != Some(key) {
+        let mut last: Option<(u64, &str)> = None;
+        for &(key, name, method) in &found {
+            if last != Some((key, name)) {
                 if last.is_some() {
                     buf.push('\n');
                 }
-                if let Some(scope) = scope {
-                    buf.push_str(itoa::Buffer::new().format(*scope));
+                if let Some(scope) = (key >> 2).checked_sub(1) {
+                    buf.push_str(itoa::Buffer::new().format(scope));
                 }
                 buf.push('\t');
-                buf.push(kind.letter());
+                buf.push(RefKind::of_bits(key).letter());
                 push_clean(&mut buf, name);
-                last = Some(key);
+                last = Some((key, name));
             }
             if !method.is_empty() {
                 buf.push('\t');
@@ -374,20 +386,34 @@ impl Refs {
 
 /// The records of a [`Refs`] text ([`Refs::as_str`]), sorted.
 pub fn records(text: &str) -> impl Iterator<Item = Ref<'_>> {
-    text.split_terminator('\n').filter_map(|line| {
-        let (scope, rest) = line.split_once('\t')?;
-        let (name, methods) = rest.split_once('\t').unwrap_or((rest, ""));
-        let kind = match name.as_bytes().first()? {
-            b'C' => RefKind::Constant,
-            b'A' => RefKind::Absolute,
-            _ => RefKind::Variable,
-        };
-        Some(Ref {
-            scope: scope.parse().ok(),
-            kind,
-            name: name.get(1..)?,
-            methods,
-        })
+    terminated(text, b'\n').filter_map(record)
+}
+
+/// One line of a [`Refs`] text.
+fn record(line: &str) -> Option<Ref<'_>> {
+    // Split by hand: a record is a few short fields, where a searcher's set-up per call
+    // costs more than the search.
+    let tab = line.bytes().position(|b| b == b'\t')?;
+    let scope = line.get(..tab)?;
+    let rest = line.get(tab + 1..)?;
+    let (name, methods) = match rest.bytes().position(|b| b == b'\t') {
+        Some(at) => (rest.get(..at)?, rest.get(at + 1..)?),
+        None => (rest, ""),
+    };
+    let kind = match name.as_bytes().first()? {
+        b'C' => RefKind::Constant,
+        b'A' => RefKind::Absolute,
+        _ => RefKind::Variable,
+    };
+    Some(Ref {
+        scope: if scope.is_empty() {
+            None
+        } else {
+            scope.parse().ok()
+        },
+        kind,
+        name: name.get(1..)?,
+        methods,
     })
 }
 
@@ -469,9 +495,18 @@ impl Scopes {
 /// under test, not something to test first.
 pub fn resolve_refs(refs: &str, owner: &str, scopes: &Scopes, known: &Known) -> Deps {
     let mut deps: Vec<(Arc<str>, u32, Vec<&str>)> = Vec::new();
+    // A variable's guessed class name (`@line_item` → `LineItem`), made in one buffer.
+    let mut guessed = String::new();
     for r in records(refs) {
         let nesting = r.scope.map(|s| scopes.nesting(s)).into_iter().flatten();
-        let resolved = known.resolve_core(nesting, r.name, r.kind == RefKind::Absolute);
+        let name = if r.kind == RefKind::Variable {
+            guessed.clear();
+            crate::naming::camelize_into(&mut guessed, r.name);
+            guessed.as_str()
+        } else {
+            r.name
+        };
+        let resolved = known.resolve_core(nesting, name, r.kind == RefKind::Absolute);
         let Some((class, id, whole)) = resolved else {
             continue;
         };
@@ -755,7 +790,7 @@ mod tests {
             .map(|r| (r.scope, r.kind, r.name, r.methods().collect()))
             .collect();
         // One record per (scope, kind, name): `Payment.find` twice and the absorbed
-        // `Payment.log` merge; the parameter and the ivar give one guessed `Payment`.
+        // `Payment.log` merge; the parameter and the ivar are one variable, `payment`.
         assert_eq!(
             records,
             vec![
@@ -764,7 +799,7 @@ mod tests {
                 (
                     Some(1),
                     RefKind::Variable,
-                    "Payment",
+                    "payment",
                     vec!["capture", "refund"]
                 ),
             ]
@@ -784,6 +819,34 @@ mod tests {
                     ]
                 ),
                 ("Payment".to_string(), vec!["where".into()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn variables_are_kept_as_written_and_camelized_when_resolved() {
+        let src = "module Shop\n  class Checkout\n    def call(line_item)\n      line_item.total\n      @gift_card.redeem\n      @line_item.tax\n      unknown_thing.go\n    end\n  end\nend\n";
+        let file = extract("app/services/shop/checkout.rb", src.as_bytes());
+        let refs = Refs::collect(&file, 0, &[]);
+        let names: Vec<(RefKind, &str)> = refs.iter().map(|r| (r.kind, r.name)).collect();
+        // The parameter and `@line_item` are one record; `unknown_thing` is a method call,
+        // not a variable.
+        assert_eq!(
+            names,
+            vec![
+                (RefKind::Variable, "gift_card"),
+                (RefKind::Variable, "line_item"),
+            ]
+        );
+        let k = known(&["Shop::Checkout", "Shop::LineItem", "GiftCard"]);
+        assert_eq!(
+            method_deps(&file, 0, &[], &k),
+            vec![
+                ("GiftCard".to_string(), vec!["redeem".to_string()]),
+                (
+                    "Shop::LineItem".to_string(),
+                    vec!["tax".to_string(), "total".to_string()]
+                ),
             ]
         );
     }

@@ -226,7 +226,8 @@ impl MethodFacts {
     /// Method calls on instance variables and parameters.
     pub fn receiver_calls(&self) -> impl Iterator<Item = ReceiverCall<'_>> {
         self.receiver_calls.iter().filter_map(|entry| {
-            let (var, method) = entry.split_once('.')?;
+            let dot = entry.bytes().position(|b| b == b'.')?;
+            let (var, method) = (entry.get(..dot)?, entry.get(dot + 1..)?);
             Some(match var.strip_prefix('@') {
                 Some(name) => ReceiverCall {
                     kind: ReceiverKind::Ivar,
@@ -442,7 +443,7 @@ impl Names {
 
     /// The names in order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        self.buf.split_terminator('\n')
+        terminated(&self.buf, b'\n')
     }
 
     /// Whether `name` is in the list.
@@ -463,6 +464,40 @@ impl Names {
     /// The names as owned strings.
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
+    }
+}
+
+/// The parts of `text` each ended by `sep` (an ASCII byte), the last one possibly not:
+/// `str::split_terminator` with a byte loop. The parts are names, a few bytes each, where
+/// the general searcher's set-up per part cost more than the search (every list of every
+/// method is read this way).
+pub(crate) fn terminated(text: &str, sep: u8) -> Terminated<'_> {
+    debug_assert!(sep.is_ascii());
+    Terminated { rest: text, sep }
+}
+
+/// The iterator of [`terminated`].
+#[derive(Debug, Clone)]
+pub(crate) struct Terminated<'a> {
+    rest: &'a str,
+    sep: u8,
+}
+
+impl<'a> Iterator for Terminated<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let rest = self.rest;
+        let end = rest
+            .bytes()
+            .position(|b| b == self.sep)
+            .unwrap_or(rest.len());
+        // `sep` is ASCII, so both sides of it are character boundaries.
+        self.rest = rest.get(end + 1..).unwrap_or_default();
+        rest.get(..end)
     }
 }
 
@@ -497,7 +532,7 @@ pub struct NameList {
 impl NameList {
     /// The names in order.
     pub fn iter(&self) -> impl Iterator<Item = &str> + Clone + '_ {
-        self.buf.split_terminator('\n')
+        terminated(&self.buf, b'\n')
     }
 
     /// Number of names.
@@ -607,6 +642,20 @@ mod tests {
         let broken: Vec<&[u8]> = vec![b"ok", b"b\xffd"];
         let names = Names::from_unsorted_in(&mut broken.clone(), Some(text));
         assert_eq!(names.to_vec(), ["b\u{fffd}d", "ok"]);
+    }
+
+    #[test]
+    fn terminated_splits_as_split_terminator_does() {
+        for text in [
+            "", "\n", "\n\n", "a", "a\n", "a\nb", "a\nb\n", "a\n\nb\n", "\na", "ü\nß\n", "a\tb\n",
+        ] {
+            let ours: Vec<&str> = terminated(text, b'\n').collect();
+            let std: Vec<&str> = text.split_terminator('\n').collect();
+            assert_eq!(ours, std, "{text:?}");
+            let ours: Vec<&str> = terminated(text, b'\t').collect();
+            let std: Vec<&str> = text.split_terminator('\t').collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
     }
 
     #[test]
