@@ -20,22 +20,26 @@ pub fn camelize_into(out: &mut String, snake: &str) {
     }
 }
 
-/// [`camelize`] of an ASCII name: one pass over the bytes.
+/// [`camelize`] of an ASCII name: each word (between `_` and `/`) copied whole, its first
+/// byte upper-cased.
 fn camelize_ascii(out: &mut String, snake: &str) {
-    let mut upper = true;
-    for b in snake.bytes() {
-        match b {
-            b'/' => {
-                out.push_str("::");
-                upper = true;
-            }
-            b'_' => upper = true,
-            _ if upper => {
-                out.push(char::from(b.to_ascii_uppercase()));
-                upper = false;
-            }
-            _ => out.push(char::from(b)),
+    let mut rest = snake;
+    loop {
+        let end = rest
+            .bytes()
+            .position(|b| b == b'_' || b == b'/')
+            .unwrap_or(rest.len());
+        let word = rest.get(..end).unwrap_or_default();
+        if let Some(first) = word.bytes().next() {
+            out.push(char::from(first.to_ascii_uppercase()));
+            out.push_str(word.get(1..).unwrap_or_default());
         }
+        match rest.as_bytes().get(end) {
+            Some(b'/') => out.push_str("::"),
+            Some(_) => {}
+            None => return,
+        }
+        rest = rest.get(end + 1..).unwrap_or_default();
     }
 }
 

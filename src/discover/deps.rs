@@ -85,17 +85,24 @@ impl Known {
         path: &str,
         absolute: bool,
     ) -> Option<(Arc<str>, bool)> {
-        self.resolve_core(nesting.iter().map(String::as_str), path, absolute)
-            .map(|(class, _, whole)| (Arc::clone(class), whole))
+        let mut current = String::new();
+        self.resolve_in(
+            nesting.iter().map(String::as_str),
+            path,
+            absolute,
+            &mut current,
+        )
+        .map(|(class, _, whole)| (Arc::clone(class), whole))
     }
 
     /// [`Known::resolve_full`] with the nesting as names (innermost first), and the
-    /// class's number.
-    fn resolve_core<'n>(
+    /// class's number; `current` is a buffer for the names looked up.
+    fn resolve_in<'n>(
         &self,
         nesting: impl Iterator<Item = &'n str>,
         path: &str,
         absolute: bool,
+        current: &mut String,
     ) -> Option<(&Arc<str>, u32, bool)> {
         // Runs for every constant, ivar, parameter and receiver of every method: most name
         // no class in scope and stop at the first lookup; the others use one buffer.
@@ -108,7 +115,6 @@ impl Known {
             return None;
         }
         let scopes = nesting.filter(|_| !absolute).chain(std::iter::once(""));
-        let mut current = String::with_capacity(64);
         for scope in scopes {
             current.clear();
             if !scope.is_empty() {
@@ -493,20 +499,25 @@ impl Scopes {
 /// `scopes` are the file's class statements. Its own class is left out, and so are classes nested in it that the same
 /// file defines (`Order::InvalidState`, a `Result` struct): they are part of the unit
 /// under test, not something to test first.
-pub fn resolve_refs(refs: &str, owner: &str, scopes: &Scopes, known: &Known) -> Deps {
-    let mut deps: Vec<(Arc<str>, u32, Vec<&str>)> = Vec::new();
-    // A variable's guessed class name (`@line_item` → `LineItem`), made in one buffer.
-    let mut guessed = String::new();
+pub fn resolve_refs(
+    refs: &str,
+    owner: &str,
+    scopes: &Scopes,
+    known: &Known,
+    scratch: &mut Scratch,
+) -> Deps {
+    let Scratch { guessed, current } = scratch;
+    let mut deps: Vec<(&str, u32, Vec<&str>)> = Vec::new();
     for r in records(refs) {
         let nesting = r.scope.map(|s| scopes.nesting(s)).into_iter().flatten();
         let name = if r.kind == RefKind::Variable {
             guessed.clear();
-            crate::naming::camelize_into(&mut guessed, r.name);
+            crate::naming::camelize_into(guessed, r.name);
             guessed.as_str()
         } else {
             r.name
         };
-        let resolved = known.resolve_core(nesting, name, r.kind == RefKind::Absolute);
+        let resolved = known.resolve_in(nesting, name, r.kind == RefKind::Absolute, current);
         let Some((class, id, whole)) = resolved else {
             continue;
         };
@@ -515,7 +526,7 @@ pub fn resolve_refs(refs: &str, owner: &str, scopes: &Scopes, known: &Known) -> 
         let at = match deps.iter().position(|&(_, d, _)| d == id) {
             Some(at) => at,
             None => {
-                deps.push((Arc::clone(class), id, Vec::new()));
+                deps.push((&**class, id, Vec::new()));
                 deps.len() - 1
             }
         };
@@ -532,30 +543,45 @@ pub fn resolve_refs(refs: &str, owner: &str, scopes: &Scopes, known: &Known) -> 
             .strip_prefix(owner)
             .is_some_and(|rest| rest.starts_with("::"))
     };
-    deps.retain(|(class, _, _)| {
-        &**class != owner && !(nested_in_owner(class) && scopes.classes().any(|c| c == &**class))
+    deps.retain(|&(class, _, _)| {
+        class != owner && !(nested_in_owner(class) && scopes.classes().any(|c| c == class))
     });
-    deps.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    deps.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut ids = Vec::with_capacity(deps.len());
-    let mut methods = String::new();
-    for (_, id, mut called) in deps {
-        ids.push(id);
+    let mut any_method = false;
+    let mut len = 0;
+    for (_, _, called) in &mut deps {
         called.sort_unstable();
         called.dedup();
-        for name in called {
-            methods.push_str(name);
-            methods.push('\n');
-        }
-        methods.push('\t');
+        any_method |= !called.is_empty();
+        len += called.iter().map(|name| name.len() + 1).sum::<usize>() + 1;
     }
-    // No method called on any class: no records at all.
-    if methods.bytes().all(|b| b == b'\t') {
-        methods.clear();
+    // No method called on any class: no records at all. Otherwise sized exactly: the
+    // text is kept until the plan is written.
+    let mut methods = String::with_capacity(if any_method { len } else { 0 });
+    for (_, id, called) in deps {
+        ids.push(id);
+        if any_method {
+            for name in called {
+                methods.push_str(name);
+                methods.push('\n');
+            }
+            methods.push('\t');
+        }
     }
     Deps {
         ids: ids.into_boxed_slice(),
         methods: methods.into_boxed_str(),
     }
+}
+
+/// Buffers [`resolve_refs`] reuses from one call to the next (one per planning thread's
+/// file): a variable's guessed class name (`@line_item` → `LineItem`) and the candidate
+/// names a constant is looked up as (`Billing::Payment`, then `Payment`).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    guessed: String,
+    current: String,
 }
 
 #[cfg(test)]
@@ -580,6 +606,7 @@ mod tests {
             &root.owner,
             &Scopes::new(&file.classes),
             known,
+            &mut Scratch::default(),
         );
         let names: Vec<(String, Vec<String>)> = deps
             .iter(&known.names)

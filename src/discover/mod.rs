@@ -675,8 +675,9 @@ fn plan_file(
         }
     }
     let mut items = Vec::with_capacity(public.len());
+    let mut scratch = deps::Scratch::default();
     for m in public {
-        let deps = deps::resolve_refs(m.refs(), m.owner(), &scopes, known);
+        let deps = deps::resolve_refs(m.refs(), m.owner(), &scopes, known, &mut scratch);
         let (selected, skip_reason) = if Some(m.owner()) != class_name.as_deref() {
             (
                 false,
