@@ -292,27 +292,28 @@ impl RefKind {
 
 impl Refs {
     /// The references of `file.methods[index]` and of the methods in `absorbed`.
+    #[cfg(test)]
     pub fn collect(file: &FileFacts, index: usize, absorbed: &[usize]) -> Refs {
-        let methods = || {
-            std::iter::once(&index)
-                .chain(absorbed)
-                .filter_map(|&i| file.methods.get(i))
-        };
-        // Sized once: a method's lists are counted without reading them.
-        let count = methods()
-            .map(|m| {
-                m.constants.len()
-                    + m.constants.iter().map(|c| c.methods.len()).sum::<usize>()
-                    + m.ivars.len()
-                    + m.params.len()
-                    + m.receiver_calls.len()
-            })
-            .sum();
+        Refs::collect_in(file, index, absorbed, &mut RefsScratch::default())
+    }
+
+    /// [`Refs::collect`] with lists kept from one method of `file` to the next.
+    pub fn collect_in<'f>(
+        file: &'f FileFacts,
+        index: usize,
+        absorbed: &[usize],
+        scratch: &mut RefsScratch<'f>,
+    ) -> Refs {
+        let RefsScratch { found, buf } = scratch;
+        found.clear();
+        buf.clear();
+        let methods = std::iter::once(&index)
+            .chain(absorbed)
+            .filter_map(|&i| file.methods.get(i));
         // (scope and kind as one number, name, method called on it). A variable's name is
         // kept as written: resolution camelizes it, once per record instead of once per
         // mention, and sorting compares the names without making them first.
-        let mut found: Vec<(u64, &str, &str)> = Vec::with_capacity(count);
-        for m in methods() {
+        for m in methods {
             let key = |kind: RefKind| {
                 (m.scope
                     .map_or(0, |s| u64::try_from(s).unwrap_or(u64::MAX >> 2) + 1)
@@ -345,36 +346,17 @@ impl Refs {
         }
         found.sort_unstable();
         found.dedup();
-        let mut buf = String::with_capacity(
-            found
-                .iter()
-                .map(|(_, name, method)| name.len() + method.len() + 8)
-                .sum(),
-        );
-        let mut last: Option<(u64, &str)> = None;
-        for &(key, name, method) in &found {
-            if last != Some((key, name)) {
-                if last.is_some() {
-                    buf.push('\n');
-                }
-                if let Some(scope) = (key >> 2).checked_sub(1) {
-                    buf.push_str(itoa::Buffer::new().format(scope));
-                }
-                buf.push('\t');
-                buf.push(RefKind::of_bits(key).letter());
-                push_clean(&mut buf, name);
-                last = Some((key, name));
-            }
-            if !method.is_empty() {
-                buf.push('\t');
-                push_clean(&mut buf, method);
-            }
+        // Names are Ruby identifiers and constant paths, which never hold a tab or a
+        // newline: they are copied as they are, and the separators counted. Should the
+        // text hold more than were written, a name held one: written again, cleaned.
+        let written = write_records(found, buf, false);
+        if count_separators(buf.as_bytes()) != written {
+            buf.clear();
+            write_records(found, buf, true);
         }
-        if last.is_some() {
-            buf.push('\n');
-        }
+        // Kept until the plan is made: one allocation of the exact size.
         Refs {
-            buf: buf.into_boxed_str(),
+            buf: Box::from(buf.as_str()),
         }
     }
 
@@ -421,6 +403,67 @@ fn record(line: &str) -> Option<Ref<'_>> {
         name: name.get(1..)?,
         methods,
     })
+}
+
+/// Lists [`Refs::collect_in`] keeps from one method of a file to the next.
+#[derive(Debug, Default)]
+pub struct RefsScratch<'f> {
+    found: Vec<(u64, &'f str, &'f str)>,
+    buf: String,
+}
+
+/// Writes sorted, unique `(key, name, method)` tuples as [`Refs`] records into `buf`;
+/// `clean` replaces tabs and newlines inside names. Returns how many separators (tabs and
+/// newlines) it wrote itself.
+fn write_records(found: &[(u64, &str, &str)], buf: &mut String, clean: bool) -> usize {
+    let push = |buf: &mut String, text: &str| {
+        if clean {
+            push_clean(buf, text);
+        } else {
+            buf.push_str(text);
+        }
+    };
+    let mut separators = 0;
+    let mut last: Option<(u64, &str)> = None;
+    for &(key, name, method) in found {
+        if last != Some((key, name)) {
+            if last.is_some() {
+                buf.push('\n');
+                separators += 1;
+            }
+            if let Some(scope) = (key >> 2).checked_sub(1) {
+                buf.push_str(itoa::Buffer::new().format(scope));
+            }
+            buf.push('\t');
+            separators += 1;
+            buf.push(RefKind::of_bits(key).letter());
+            push(buf, name);
+            last = Some((key, name));
+        }
+        if !method.is_empty() {
+            buf.push('\t');
+            separators += 1;
+            push(buf, method);
+        }
+    }
+    if last.is_some() {
+        buf.push('\n');
+        separators += 1;
+    }
+    separators
+}
+
+/// How many tabs and newlines `bytes` holds, a byte per 255-byte block (vectorises).
+fn count_separators(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            let n = block.iter().fold(0u8, |n, &b| {
+                n.wrapping_add(u8::from(b == b'\t') + u8::from(b == b'\n'))
+            });
+            usize::from(n)
+        })
+        .sum()
 }
 
 fn push_clean(buf: &mut String, text: &str) {
@@ -876,6 +919,18 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn separators_are_counted_across_blocks() {
+        for len in [0usize, 1, 254, 255, 256, 600] {
+            let text: Vec<u8> = (0..len).map(|i| b"a\tb\nc"[i % 5]).collect();
+            let naive = text.iter().filter(|&&b| b == b'\t' || b == b'\n').count();
+            assert_eq!(count_separators(&text), naive, "length {len}");
+        }
+        // A block of 255 separators does not wrap its 8-bit count.
+        assert_eq!(count_separators(&[b'\n'; 255]), 255);
+        assert_eq!(count_separators(&[b'\t'; 510]), 510);
     }
 
     #[test]

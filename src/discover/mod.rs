@@ -364,11 +364,12 @@ pub fn prepare(source: Source) -> Prepared {
         }
     }
     let mut public = Vec::new();
+    let mut scratch = deps::RefsScratch::default();
     for ((i, m), absorbed) in facts.methods.iter().enumerate().zip(&absorbed_by) {
         if !unit(i, m) {
             continue;
         }
-        let refs = deps::Refs::collect(&facts, i, absorbed);
+        let refs = deps::Refs::collect_in(&facts, i, absorbed, &mut scratch);
         let absorbed: NameList = absorbed
             .iter()
             .filter_map(|&j| facts.methods.get(j).map(|a| a.name.as_str()))
