@@ -231,10 +231,11 @@ fn class_name(names: &ClassNames, id: u32) -> &str {
 ///
 /// One record per line: `scope \t kind name (\t method)*`, where scope is the index of the
 /// class statement whose nesting applies (empty: top level), kind is `C` (a constant as
-/// written), `A` (a constant written `::X`) or `V` (an instance variable or parameter, by
-/// its name as written: resolution camelizes it into the class name it may be), and the
-/// methods are those called on it. Records are sorted and unique, their methods too; names
-/// never hold a tab or a newline (replaced by a space).
+/// written), `A` (a constant written `::X`) or `V` (a class name guessed from an instance
+/// variable or parameter), and the methods are those called on it. Records are sorted and
+/// unique, their methods too, except that two variables whose names camelize alike
+/// (`line_item`, `lineItem`) keep a record each; names never hold a tab or a newline
+/// (replaced by a space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refs {
     buf: Box<str>,
@@ -247,7 +248,7 @@ pub struct Ref<'a> {
     pub scope: Option<usize>,
     /// How the name was found.
     pub kind: RefKind,
-    /// The constant path, or the variable's name (without `@`).
+    /// The constant path, or the class name guessed from a variable.
     pub name: &'a str,
     methods: &'a str,
 }
@@ -266,8 +267,7 @@ pub enum RefKind {
     Constant,
     /// A constant path written `::X` (the top level only).
     Absolute,
-    /// An instance variable or parameter (`@payment`), whose camelized name may be a class;
-    /// its [`Ref::name`] is the variable's own (`payment`).
+    /// A class name camelized from an instance variable or parameter (`@payment`).
     Variable,
 }
 
@@ -310,9 +310,9 @@ impl Refs {
         let methods = std::iter::once(&index)
             .chain(absorbed)
             .filter_map(|&i| file.methods.get(i));
-        // (scope and kind as one number, name, method called on it). A variable's name is
-        // kept as written: resolution camelizes it, once per record instead of once per
-        // mention, and sorting compares the names without making them first.
+        // (scope and kind as one number, name, method called on it). A variable is sorted
+        // by its name as written and camelized as its record is written: once per record
+        // instead of once per mention, with no string made to sort it.
         for m in methods {
             let key = |kind: RefKind| {
                 (m.scope
@@ -412,9 +412,9 @@ pub struct RefsScratch<'f> {
     buf: String,
 }
 
-/// Writes sorted, unique `(key, name, method)` tuples as [`Refs`] records into `buf`;
-/// `clean` replaces tabs and newlines inside names. Returns how many separators (tabs and
-/// newlines) it wrote itself.
+/// Writes sorted, unique `(key, name, method)` tuples as [`Refs`] records into `buf`, a
+/// variable's name camelized; `clean` replaces tabs and newlines inside names. Returns how
+/// many separators (tabs and newlines) it wrote itself.
 fn write_records(found: &[(u64, &str, &str)], buf: &mut String, clean: bool) -> usize {
     let push = |buf: &mut String, text: &str| {
         if clean {
@@ -436,8 +436,18 @@ fn write_records(found: &[(u64, &str, &str)], buf: &mut String, clean: bool) -> 
             }
             buf.push('\t');
             separators += 1;
-            buf.push(RefKind::of_bits(key).letter());
-            push(buf, name);
+            let kind = RefKind::of_bits(key);
+            buf.push(kind.letter());
+            if kind == RefKind::Variable {
+                let start = buf.len();
+                crate::naming::camelize_into(buf, name);
+                if clean && buf.get(start..).is_some_and(|n| n.contains(['\t', '\n'])) {
+                    let camel = buf.split_off(start);
+                    push_clean(buf, &camel);
+                }
+            } else {
+                push(buf, name);
+            }
             last = Some((key, name));
         }
         if !method.is_empty() {
@@ -549,18 +559,11 @@ pub fn resolve_refs(
     known: &Known,
     scratch: &mut Scratch,
 ) -> Deps {
-    let Scratch { guessed, current } = scratch;
+    let Scratch { current } = scratch;
     let mut deps: Vec<(&str, u32, Vec<&str>)> = Vec::new();
     for r in records(refs) {
         let nesting = r.scope.map(|s| scopes.nesting(s)).into_iter().flatten();
-        let name = if r.kind == RefKind::Variable {
-            guessed.clear();
-            crate::naming::camelize_into(guessed, r.name);
-            guessed.as_str()
-        } else {
-            r.name
-        };
-        let resolved = known.resolve_in(nesting, name, r.kind == RefKind::Absolute, current);
+        let resolved = known.resolve_in(nesting, r.name, r.kind == RefKind::Absolute, current);
         let Some((class, id, whole)) = resolved else {
             continue;
         };
@@ -618,12 +621,10 @@ pub fn resolve_refs(
     }
 }
 
-/// Buffers [`resolve_refs`] reuses from one call to the next (one per planning thread's
-/// file): a variable's guessed class name (`@line_item` → `LineItem`) and the candidate
-/// names a constant is looked up as (`Billing::Payment`, then `Payment`).
+/// The buffer [`resolve_refs`] reuses from one call to the next (one per file planned):
+/// the candidate names a constant is looked up as (`Billing::Payment`, then `Payment`).
 #[derive(Debug, Default)]
 pub struct Scratch {
-    guessed: String,
     current: String,
 }
 
@@ -860,7 +861,7 @@ mod tests {
             .map(|r| (r.scope, r.kind, r.name, r.methods().collect()))
             .collect();
         // One record per (scope, kind, name): `Payment.find` twice and the absorbed
-        // `Payment.log` merge; the parameter and the ivar are one variable, `payment`.
+        // `Payment.log` merge; the parameter and the ivar give one guessed `Payment`.
         assert_eq!(
             records,
             vec![
@@ -869,7 +870,7 @@ mod tests {
                 (
                     Some(1),
                     RefKind::Variable,
-                    "payment",
+                    "Payment",
                     vec!["capture", "refund"]
                 ),
             ]
@@ -894,7 +895,7 @@ mod tests {
     }
 
     #[test]
-    fn variables_are_kept_as_written_and_camelized_when_resolved() {
+    fn variables_are_sorted_as_written_and_recorded_camelized() {
         let src = "module Shop\n  class Checkout\n    def call(line_item)\n      line_item.total\n      @gift_card.redeem\n      @line_item.tax\n      unknown_thing.go\n    end\n  end\nend\n";
         let file = extract("app/services/shop/checkout.rb", src.as_bytes());
         let refs = Refs::collect(&file, 0, &[]);
@@ -904,8 +905,8 @@ mod tests {
         assert_eq!(
             names,
             vec![
-                (RefKind::Variable, "gift_card"),
-                (RefKind::Variable, "line_item"),
+                (RefKind::Variable, "GiftCard"),
+                (RefKind::Variable, "LineItem"),
             ]
         );
         let k = known(&["Shop::Checkout", "Shop::LineItem", "GiftCard"]);
@@ -918,6 +919,29 @@ mod tests {
                     vec!["tax".to_string(), "total".to_string()]
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn variables_that_camelize_alike_keep_a_record_each_and_one_dependency() {
+        let src = "class Checkout\n  def call(line_item)\n    line_item.total\n    @lineItem.tax\n  end\nend\n";
+        let file = extract("app/services/checkout.rb", src.as_bytes());
+        let refs = Refs::collect(&file, 0, &[]);
+        let names: Vec<(&str, Vec<&str>)> = refs
+            .iter()
+            .map(|r| (r.name, r.methods().collect()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("LineItem", vec!["tax"]), ("LineItem", vec!["total"])]
+        );
+        let k = known(&["Checkout", "LineItem"]);
+        assert_eq!(
+            method_deps(&file, 0, &[], &k),
+            vec![(
+                "LineItem".to_string(),
+                vec!["tax".to_string(), "total".to_string()]
+            )]
         );
     }
 
