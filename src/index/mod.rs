@@ -117,7 +117,14 @@ fn open_source(path: &Path) -> Result<std::fs::File, String> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .map_err(|e| io_reason(&e))
+        .map_err(|e| match std::fs::metadata(path) {
+            // A device that refuses to open (`/dev/tty` without a terminal) is reported
+            // as what it is, as when it opens.
+            Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                "not a regular file; not read".to_string()
+            }
+            _ => io_reason(&e),
+        })
 }
 
 /// Opens `path` for reading, once it is known to be a regular file (elsewhere `open`
@@ -242,5 +249,19 @@ mod tests {
             .expect("read_source waited on the FIFO");
         assert_eq!(answer.unwrap_err(), "not a regular file; not read");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_source_reports_devices_whether_they_open_or_not() {
+        // `/dev/null` opens; `/dev/tty` refuses without a controlling terminal (as under
+        // CI) and opens with one: either way the answer is the same.
+        for device in ["/dev/null", "/dev/tty"] {
+            if !Path::new(device).exists() {
+                continue;
+            }
+            let err = read_source(Path::new(device), 1024).unwrap_err();
+            assert_eq!(err, "not a regular file; not read", "{device}");
+        }
     }
 }
