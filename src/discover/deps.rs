@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::index::{terminated, FileFacts};
+use crate::index::{count_byte, terminated, FileFacts};
 
 /// The classes and modules defined in the files in scope, for constant resolution.
 #[derive(Debug, Default)]
@@ -232,10 +232,11 @@ fn class_name(names: &ClassNames, id: u32) -> &str {
 /// One record per line: `scope \t kind name (\t method)*`, where scope is the index of the
 /// class statement whose nesting applies (empty: top level), kind is `C` (a constant as
 /// written), `A` (a constant written `::X`) or `V` (a class name guessed from an instance
-/// variable or parameter), and the methods are those called on it. Records are sorted and
-/// unique, their methods too, except that two variables whose names camelize alike
-/// (`line_item`, `lineItem`) keep a record each; names never hold a tab or a newline
-/// (replaced by a space).
+/// variable or parameter), and the methods are those called on it. Records are in the
+/// order of (scope, kind, the name as written) and unique by it, their methods sorted and
+/// unique: two variables whose names camelize alike (`line_item`, `lineItem`) keep a record
+/// each, which resolution merges. Names never hold a tab or a newline (replaced by a
+/// space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Refs {
     buf: Box<str>,
@@ -350,7 +351,7 @@ impl Refs {
         // newline: they are copied as they are, and the separators counted. Should the
         // text hold more than were written, a name held one: written again, cleaned.
         let written = write_records(found, buf, false);
-        if count_separators(buf.as_bytes()) != written {
+        if count_byte(buf.as_bytes(), b'\t') + count_byte(buf.as_bytes(), b'\n') != written {
             buf.clear();
             write_records(found, buf, true);
         }
@@ -372,7 +373,7 @@ impl Refs {
     }
 }
 
-/// The records of a [`Refs`] text ([`Refs::as_str`]), sorted.
+/// The records of a [`Refs`] text ([`Refs::as_str`]), in its order.
 pub fn records(text: &str) -> impl Iterator<Item = Ref<'_>> {
     terminated(text, b'\n').filter_map(record)
 }
@@ -441,7 +442,7 @@ fn write_records(found: &[(u64, &str, &str)], buf: &mut String, clean: bool) -> 
             if kind == RefKind::Variable {
                 let start = buf.len();
                 crate::naming::camelize_into(buf, name);
-                if clean && buf.get(start..).is_some_and(|n| n.contains(['\t', '\n'])) {
+                if clean {
                     let camel = buf.split_off(start);
                     push_clean(buf, &camel);
                 }
@@ -461,19 +462,6 @@ fn write_records(found: &[(u64, &str, &str)], buf: &mut String, clean: bool) -> 
         separators += 1;
     }
     separators
-}
-
-/// How many tabs and newlines `bytes` holds, a byte per 255-byte block (vectorises).
-fn count_separators(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|block| {
-            let n = block.iter().fold(0u8, |n, &b| {
-                n.wrapping_add(u8::from(b == b'\t') + u8::from(b == b'\n'))
-            });
-            usize::from(n)
-        })
-        .sum()
 }
 
 fn push_clean(buf: &mut String, text: &str) {
@@ -943,18 +931,6 @@ mod tests {
                 vec!["tax".to_string(), "total".to_string()]
             )]
         );
-    }
-
-    #[test]
-    fn separators_are_counted_across_blocks() {
-        for len in [0usize, 1, 254, 255, 256, 600] {
-            let text: Vec<u8> = (0..len).map(|i| b"a\tb\nc"[i % 5]).collect();
-            let naive = text.iter().filter(|&&b| b == b'\t' || b == b'\n').count();
-            assert_eq!(count_separators(&text), naive, "length {len}");
-        }
-        // A block of 255 separators does not wrap its 8-bit count.
-        assert_eq!(count_separators(&[b'\n'; 255]), 255);
-        assert_eq!(count_separators(&[b'\t'; 510]), 510);
     }
 
     #[test]

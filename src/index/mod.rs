@@ -6,6 +6,7 @@ pub mod body;
 mod dispatch;
 mod facts;
 mod loc;
+pub(crate) use loc::count_byte;
 mod parse;
 pub mod rails;
 pub mod routes;
