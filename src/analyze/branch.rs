@@ -139,10 +139,17 @@ impl Walker<'_> {
             }
             [(slot, own)] => {
                 let end = self.seq(rest, self.under(*slot), tail);
-                if matches!(own, End::Branched) {
+                if matches!(end, End::Branched) && is_nothing_more(own) {
+                    self.leave_to_final_outcome(*slot, None);
+                } else if matches!(own, End::Branched) || is_nothing_more(own) {
                     self.fill_nothing_more(*slot, &end, tail);
                 }
-                self.finish(*slot, &end, tail);
+                if is_nothing_more(&end) && is_nothing_more(own) {
+                    // Filled in by the level above, with what this branch set.
+                    self.finish(*slot, own, tail);
+                } else {
+                    self.finish(*slot, &end, tail);
+                }
                 End::Branched
             }
             many => {
@@ -153,6 +160,21 @@ impl Walker<'_> {
                     // does something is described by what it does.
                     if let End::Done(o) = own {
                         if o.description == super::flow::NOTHING_MORE {
+                            // The rest does nothing more either (nothing follows: the
+                            // last statement of a branch in the middle of the method):
+                            // the level above fills it in, with what it set.
+                            if is_nothing_more(&end) {
+                                self.finish(*slot, own, false);
+                                continue;
+                            }
+                            // The rest ends in conditionals of its own: this path ends the
+                            // way the method does (J10), with what it set.
+                            if matches!(end, End::Branched) {
+                                self.leave_to_final_outcome(*slot, o.sets.as_deref());
+                                continue;
+                            }
+                            // Its own branches that did nothing more end like the rest.
+                            self.fill_nothing_more(*slot, &end, tail);
                             let end = match (&end, &o.sets) {
                                 (End::Done(rest), Some(sets)) => End::Done(rest.with_sets(sets)),
                                 (End::Exited(rest), Some(sets)) => {
@@ -178,22 +200,15 @@ impl Walker<'_> {
     /// branch, in the middle of the method) end the way the rest of the method does.
     fn fill_nothing_more(&mut self, slot: super::flow::Slot, end: &End, tail: bool) {
         let outcome = match end {
+            // Nothing more here either: the level above fills them in.
+            End::Done(o) if o.description == super::flow::NOTHING_MORE => return,
             End::Done(o) | End::Exited(o) => o.clone(),
             End::Branched => return,
         };
         let terminal = matches!(end, End::Exited(_)) || (tail && outcome.failure);
-        let mut under = vec![slot];
-        let mut i = 0;
-        while let Some(&(ci, vi)) = under.get(i) {
-            i += 1;
-            for (index, c) in self.chars.iter().enumerate() {
-                if c.parent == Some(ci) && c.parent_value == Some(vi) {
-                    under.extend((0..c.values.len()).map(|v| (index, v)));
-                }
-            }
-        }
+        let under = self.slots_under(slot);
         let nothing = super::flow::NOTHING_MORE;
-        for (ci, vi) in under.into_iter().skip(1) {
+        for (ci, vi) in under {
             let leaf = self
                 .chars
                 .get(ci)
@@ -204,6 +219,15 @@ impl Walker<'_> {
                         .is_some_and(|b| b.description == nothing)
                 });
             if leaf {
+                let sets = self
+                    .leaf_sets
+                    .iter()
+                    .find(|(s, _)| *s == (ci, vi))
+                    .map(|(_, sets)| sets.clone());
+                let outcome = match &sets {
+                    Some(sets) => outcome.with_sets(sets),
+                    None => outcome.clone(),
+                };
                 if let Some(v) = self.chars.get_mut(ci).and_then(|c| c.values.get_mut(vi)) {
                     v.terminal = terminal;
                     v.behavior = Some(outcome.behavior(terminal));
@@ -211,6 +235,52 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+impl Walker<'_> {
+    /// `slot` and every value of the characteristics below it, parents first.
+    fn slots_under(&self, slot: super::flow::Slot) -> Vec<super::flow::Slot> {
+        let mut under = vec![slot];
+        let mut i = 0;
+        while let Some(&(ci, vi)) = under.get(i) {
+            i += 1;
+            for (index, c) in self.chars.iter().enumerate() {
+                if c.parent == Some(ci) && c.parent_value == Some(vi) {
+                    under.extend((0..c.values.len()).map(|v| (index, v)));
+                }
+            }
+        }
+        under
+    }
+
+    /// The leaves under `slot` (and `slot` itself) that did nothing more, when the rest of
+    /// the method ends in conditionals of its own: they end the way the method does, with
+    /// what they set (J10, filled in once the walk ends), not with "does nothing more",
+    /// which would say the rest does not run.
+    fn leave_to_final_outcome(&mut self, slot: super::flow::Slot, sets: Option<&str>) {
+        if let Some(sets) = sets {
+            self.leaf_sets.retain(|(s, _)| *s != slot);
+            self.leaf_sets.push((slot, sets.to_string()));
+        }
+        let nothing = super::flow::NOTHING_MORE;
+        let under = self.slots_under(slot);
+        for (ci, vi) in under {
+            if let Some(v) = self.chars.get_mut(ci).and_then(|c| c.values.get_mut(vi)) {
+                if v.behavior
+                    .as_ref()
+                    .is_some_and(|b| b.description == nothing)
+                {
+                    v.behavior = None;
+                    v.terminal = false;
+                }
+            }
+        }
+    }
+}
+
+/// A branch that did nothing the rest of the method does not do.
+fn is_nothing_more(end: &End) -> bool {
+    matches!(end, End::Done(o) if o.description == super::flow::NOTHING_MORE)
 }
 
 #[cfg(test)]
@@ -279,5 +349,81 @@ mod tests {
                 "4 moderated [boolean] true:moderated => returns false | false:NOT moderated -> returns true",
             ]
         );
+    }
+
+    #[test]
+    fn an_assigned_elsif_chain_on_one_subject_is_one_enum_each_value_set() {
+        // `delta = if ... elsif ... else ... end` mid-method: each value leads to the rest
+        // of the method with what it set, not to "does nothing more".
+        let m = analyze_one(
+            "class Scorer\n  def apply(new_vote, story)\n    delta = if new_vote == 1\n      1\n    elsif new_vote == -1\n      -1\n    else\n      0\n    end\n    story.update_score!(delta)\n  end\nend\n",
+            "apply",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 new_vote [enum] 1:1 -> updates the story score with delta set to 1 | -1:-1 -> updates the story score with delta set to -1 | other:other new vote -> updates the story score with delta set to 0",
+            ]);
+    }
+
+    #[test]
+    fn nested_branches_that_only_set_values_end_like_the_rest_of_the_method() {
+        // The `elsif` tests another subject: a conditional inside the `else`, whose own
+        // branches carry on too.
+        let m = analyze_one(
+            "class Vote\n  def self.cast(vote, new_vote, target)\n    delta = if new_vote == 1\n      1\n    elsif vote.value == 1\n      -1\n    else\n      0\n    end\n    target.update_score!(delta)\n  end\nend\n",
+            "cast",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 new_vote [enum] 1:1 -> updates the target score with delta set to 1 | other:NOT 1",
+                "2 vote_value [enum] 1:1 -> updates the target score with delta set to -1 | other:NOT 1 -> updates the target score with delta set to 0",
+            ]);
+    }
+
+    #[test]
+    fn a_branch_that_sets_a_literal_says_which() {
+        // Both leaves return the same expression: the value set is what tells them apart.
+        let m = analyze_one(
+            "class Badge\n  def label(user)\n    title = if user.admin?\n      \"Admin\"\n    else\n      user.name\n    end\n    \"#{title}!\"\n  end\nend\n",
+            "label",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 user_admin [boolean] true:admin user -> returns the formatted text with title set to \"Admin\" | false:NOT admin user -> returns the formatted text with title set to user name",
+            ]);
+    }
+
+    #[test]
+    fn a_value_nothing_uses_in_the_middle_is_called_not_returned() {
+        // `vote.story if ...` preloads: the method goes on, so "returns vote story" would
+        // be false.
+        let m = analyze_one(
+            "class VoteCaster\n  def cast(vote, story_id, new_vote)\n    vote.story if story_id.present?\n    return if vote.value == new_vote\n\n    vote.value = new_vote\n    vote.save!\n    :cast\n  end\nend\n",
+            "cast",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 story_id [presence] present:story id present -> calls story on the vote | nil:story id missing -> returns :cast",
+                "1 vote_value_matches [boolean] true:vote value matching new vote => returns nil | false:vote value NOT matching new vote -> returns :cast",
+            ]);
+    }
+
+    #[test]
+    fn a_counter_increased_in_a_branch_says_by_how_much() {
+        let m = analyze_one(
+            "class Tally\n  def bump(count, big)\n    if big\n      count += 10\n    else\n      count -= 1\n    end\n    store(count)\n  end\nend\n",
+            "bump",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 big [presence] present:big present -> stores count with count increased by 10 | nil:big missing -> stores count with count decreased by 1",
+            ]);
+    }
+
+    #[test]
+    fn a_string_the_behavior_rules_would_rewrite_is_not_quoted() {
+        // `can't` would read `is able to't`; the value is left out instead.
+        let m = analyze_one(
+            "class Flash\n  def message(story)\n    if story.nil?\n      error = \"can't find story\"\n    else\n      error = \"merged\"\n    end\n    notify(error)\n  end\nend\n",
+            "message",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 story [presence] present:story present -> notifies error with error set to \"merged\" | nil:story missing -> notifies error",
+            ]);
     }
 }

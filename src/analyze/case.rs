@@ -402,6 +402,7 @@ impl Walker<'_> {
         at: At,
         tail: bool,
     ) -> End {
+        let question = super::flow::enum_question(subject);
         let subject = &self.named_subject(subject);
         let (name, words) = condition::case_subject(subject);
         let mut values: Vec<(Value, String)> = Vec::new();
@@ -433,6 +434,9 @@ impl Walker<'_> {
         let index = self.push_char(
             name, words, kind, values, source, setup, at, lines, None, None,
         );
+        if let Some(c) = self.chars.get_mut(index) {
+            c.question = question;
+        }
         let mut arms_bodies = bodies;
         if with_other {
             arms_bodies.push(other_body.unwrap_or(Node::Seq(Vec::new())));
@@ -670,6 +674,37 @@ mod tests {
         assert!(
             flat[0].ends_with("other:other event => raises NoMatchingPatternError"),
             "{flat:?}"
+        );
+    }
+
+    #[test]
+    fn a_case_assigned_in_the_middle_of_a_method_is_an_enum() {
+        // `cost = case ... end` then a write: each arm is a context, with what it set.
+        let m = analyze_one(
+            "class Shipper\n  def rate(order)\n    cost = case order.region\n           when :eu then 10\n           when :us then 15\n           else 30\n           end\n    order.update!(shipping: cost)\n  end\nend\n",
+            "rate",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 order_region [enum] eu:eu -> updates the order with cost set to 10 | us:us -> updates the order with cost set to 15 | other:other order region -> updates the order with cost set to 30",
+            ]);
+    }
+
+    #[test]
+    fn a_test_of_the_case_subject_inside_an_arm_is_answered_by_the_arm() {
+        // `op == "*"` under `when "*", "!*"` is true for `*` and false for `!*`: no
+        // context `op` other than `*` under `op` `*`.
+        let src = "class SqlOp\n  def tail(op)\n    case op\n    when \"*\", \"!*\"\n      op == \"*\" ? \"IN\" : \"NOT IN\"\n    when \"=\"\n      \"EQ\"\n    else\n      \"X\"\n    end\n  end\n\n  def mid(op)\n    sql = case op\n          when \"*\", \"!*\"\n            op == \"*\" ? \"IN\" : \"NOT IN\"\n          when \"=\"\n            \"EQ\"\n          end\n    \"(#{sql})\"\n  end\nend\n";
+        assert_eq!(
+            flat(&analyze_one(src, "tail")),
+            vec![
+                "1 op [enum] *:\"*\" -> returns \"IN\" | !*:\"!*\" -> returns \"NOT IN\" | =:\"=\" -> returns \"EQ\" | other:other op -> returns \"X\"",
+            ]
+        );
+        assert_eq!(
+            flat(&analyze_one(src, "mid")),
+            vec![
+                "1 op [enum] *:\"*\" -> returns the formatted text with sql set to \"IN\" | !*:\"!*\" -> returns the formatted text with sql set to \"NOT IN\" | =:\"=\" -> returns the formatted text with sql set to \"EQ\" | other:other op -> returns the formatted text with sql set to nil",
+            ]
         );
     }
 }

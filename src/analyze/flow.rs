@@ -142,6 +142,14 @@ pub struct Walker<'a> {
     /// `return require_user if (friends || nearby) && !current_user`, `friends || nearby`
     /// means `current_user` is there. In force while the rest after the guard is walked.
     pub implied: Vec<(Node, Node)>,
+    /// Leaves that did nothing more than set a value the rest of the method uses
+    /// (`delta = -1` in an `elsif` mid-method): what they set, added to the outcome the
+    /// rest ends with when the level above fills them in.
+    pub leaf_sets: Vec<(Slot, String)>,
+    /// The calls of the method (and of its private methods, their last statements aside)
+    /// whose value nothing uses, by line and text: what they do is their behavior, not
+    /// what they return (see [`discarded_calls`]).
+    discarded: std::collections::HashSet<(u32, String)>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -167,6 +175,18 @@ pub(super) fn reads_element_of(a: &Node, b: &Node) -> bool {
     // `render` shortens long text: only short expressions compare by their text. A chain
     // of `&.` (`doc.at_css(q)&.attributes`) is split link by link where it is tested.
     key.len() < 100 && !key.contains("&.") && (recv.render() == key || reads_element_of(a, recv))
+}
+
+/// What an enum of `subject` (a `case`, an `elsif` chain) asks: equality tests of the same
+/// subject below it are answered by the value the path went through.
+pub(super) fn enum_question(subject: &Node) -> String {
+    format!("case|{}", subject.render())
+}
+
+/// The catch-all value of an enum (`other`, written for the `else`).
+fn is_other_value(v: &CharValue) -> bool {
+    v.value.as_str() == Some("other")
+        && (v.description.starts_with("other ") || v.description.starts_with("any other "))
 }
 
 /// What a two-valued characteristic asks, the same whichever way the condition is written
@@ -198,6 +218,7 @@ pub struct Snapshot {
     assigned: std::collections::HashMap<String, Node>,
     taken: std::collections::HashSet<String>,
     next_suffix: std::collections::HashMap<String, usize>,
+    leaf_sets: Vec<(Slot, String)>,
 }
 
 /// A `rescue` clause around the code being walked: a `raise` of one of its classes ends
@@ -230,6 +251,21 @@ impl<'a> Walker<'a> {
             decided_by: Default::default(),
             rescuing: Vec::new(),
             implied: Vec::new(),
+            leaf_sets: Vec::new(),
+            discarded: {
+                let mut found = std::collections::HashSet::new();
+                if let Some(body) = &cx.method.body {
+                    // The method's last statement is its value.
+                    discarded_calls(body, true, &mut found);
+                }
+                for private in &cx.privates {
+                    if let Some(body) = &private.body {
+                        // Used or not depends on the caller: taken as used.
+                        discarded_calls(body, true, &mut found);
+                    }
+                }
+                found
+            },
         }
     }
 
@@ -243,6 +279,7 @@ impl<'a> Walker<'a> {
             assigned: self.assigned.clone(),
             taken: self.taken.clone(),
             next_suffix: self.next_suffix.clone(),
+            leaf_sets: self.leaf_sets.clone(),
         }
     }
 
@@ -255,6 +292,7 @@ impl<'a> Walker<'a> {
         self.assigned = snapshot.assigned;
         self.taken = snapshot.taken;
         self.next_suffix = snapshot.next_suffix;
+        self.leaf_sets = snapshot.leaf_sets;
     }
 
     /// `raise Foo` inside a `rescue Foo` of this method: what the clause does (J19).
@@ -365,27 +403,23 @@ impl<'a> Walker<'a> {
                     op,
                     value,
                     line,
-                } if matches!(value.as_ref(), Node::If(_)) && !rest.is_empty() => {
-                    // `x = cond ? a : b` mid-method: a conditional whose branches assign.
-                    if let Node::If(i) = value.as_ref() {
-                        let assign = |v: &Node| Node::Assign {
-                            target: target.clone(),
-                            op: op.clone(),
-                            value: Box::new(v.clone()),
-                            line: *line,
-                        };
-                        let mut branched = (**i).clone();
-                        branched.then = assign(&last_value(&i.then));
-                        branched.els = Some(assign(&i.els.as_ref().map_or(Node::Nil, last_value)));
-                        let mut all = vec![Node::If(Box::new(branched))];
-                        all.extend_from_slice(rest);
-                        return self.seq(&all, at, tail);
-                    }
+                } if matches!(value.as_ref(), Node::If(_) | Node::Case(_))
+                    && !(rest.is_empty() && tail) =>
+                {
+                    // `x = cond ? a : b` mid-method (the last statement of a branch in the
+                    // middle of the method too): a conditional whose branches assign. An
+                    // `elsif` chain stays a chain, each arm assigning its own value.
+                    let mut all = vec![wrap_assigns(value, target, op, *line)];
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
                 }
                 Node::Assign { value, .. }
-                    if matches!(value.as_ref(), Node::If(_)) && rest.is_empty() && tail =>
+                    if matches!(value.as_ref(), Node::If(_) | Node::Case(_))
+                        && rest.is_empty()
+                        && tail =>
                 {
-                    // `x = cond ? a : b` as the last statement returns the chosen value.
+                    // `x = cond ? a : b` (or a `case`) as the last statement returns the
+                    // chosen value.
                     let mut all = vec![(**value).clone()];
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
@@ -530,6 +564,7 @@ impl<'a> Walker<'a> {
 
     /// The outcome of the last statement of a path.
     pub fn outcome_of(&mut self, stmt: &Node, tail: bool) -> Outcome {
+        let original = stmt;
         let renamed = self.named_receiver(stmt);
         let stmt = renamed.as_ref().unwrap_or(stmt);
         if !tail && is_plain_value(stmt) && !matches!(stmt, Node::Other { .. }) {
@@ -543,39 +578,38 @@ impl<'a> Walker<'a> {
             };
         }
         if !tail {
-            if let Node::Assign { value, .. } = stmt {
-                if is_plain_value(value) {
-                    // Assigning a plain value mid-method does nothing by itself: the path
-                    // ends like the rest of the method.
-                    return Outcome {
-                        description: NOTHING_MORE.to_string(),
-                        failure: false,
-                        guessed: false,
-                        sets: None,
-                    };
-                }
-            }
             if let Node::Assign {
-                target:
-                    crate::index::body::Target::Lvar(name) | crate::index::body::Target::Ivar(name),
-                value,
-                ..
+                target, op, value, ..
             } = stmt
             {
-                let read = super::outcome::final_expression(value, &self.cx.text);
-                if read.description.starts_with("returns ") && !read.failure {
-                    // `@title = options[:title]`: what the rest of the method does, with
-                    // this value.
+                if is_plain_value(value) {
+                    // Assigning a plain value mid-method does nothing by itself: the path
+                    // ends like the rest of the method, with that value (`delta = -1`) when
+                    // it is a literal or a variable the rest can read.
                     return Outcome {
                         description: NOTHING_MORE.to_string(),
                         failure: false,
                         guessed: false,
-                        sets: Some(format!(
-                            "{} set to {}",
-                            grammar::words(name),
-                            super::phrase::noun(value)
-                        )),
+                        sets: said_value(value)
+                            .then(|| sets_text(target, op, value))
+                            .flatten(),
                     };
+                }
+                if matches!(
+                    target,
+                    crate::index::body::Target::Lvar(_) | crate::index::body::Target::Ivar(_)
+                ) {
+                    let read = super::outcome::final_expression(value, &self.cx.text);
+                    if read.description.starts_with("returns ") && !read.failure {
+                        // `@title = options[:title]`: what the rest of the method does, with
+                        // this value.
+                        return Outcome {
+                            description: NOTHING_MORE.to_string(),
+                            failure: false,
+                            guessed: false,
+                            sets: sets_text(target, op, value),
+                        };
+                    }
                 }
             }
         }
@@ -594,6 +628,11 @@ impl<'a> Walker<'a> {
                 guessed: false,
                 sets: None,
             };
+        }
+        if !tail && !outcome.failure && !self.is_response(stmt) && self.is_discarded(original) {
+            if let Some(done) = discarded_call(stmt, &outcome.description) {
+                outcome.description = done;
+            }
         }
         if outcome.guessed {
             self.apply(
@@ -837,6 +876,22 @@ impl<'a> Walker<'a> {
     }
 
     fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
+        if let Some(holds) = self.decided_by_enum(cond, at) {
+            // `op == "*"` inside `when "*", "!*"`: the enum above answers it (only the
+            // branch that agrees runs here).
+            let here = at.parent.map(|p| vec![p]).unwrap_or_default();
+            return if holds {
+                Slots {
+                    truthy: here,
+                    falsy: Vec::new(),
+                }
+            } else {
+                Slots {
+                    truthy: Vec::new(),
+                    falsy: here,
+                }
+            };
+        }
         // A condition on a short local (`p = params[:page].to_i; if p == 0`) is named and
         // set up after what the local was computed from, with the local noted.
         let own_lines = cond.span().unwrap_or(lines);
@@ -1411,6 +1466,65 @@ impl<'a> Walker<'a> {
         Some((positive == truthy_is_positive) != negated)
     }
 
+    /// Whether `stmt` is a call of the method whose value nothing uses.
+    fn is_discarded(&self, stmt: &Node) -> bool {
+        match stmt {
+            Node::Call(c) => self.discarded.contains(&(c.line, stmt.render())),
+            _ => false,
+        }
+    }
+
+    /// The value of `subject == literal` (or `!=`) when an enum of `subject` (a `case`, an
+    /// `elsif` chain) is on the path to `at`: true under that literal's value, false under
+    /// another literal, or under `other` when the literal is one of the enum's values.
+    fn decided_by_enum(&self, cond: &Node, at: At) -> Option<bool> {
+        let Node::Call(call) = cond else {
+            return None;
+        };
+        let negated = match call.name.as_str() {
+            "==" => false,
+            "!=" => true,
+            _ => return None,
+        };
+        let [arg] = call.args.as_slice() else {
+            return None;
+        };
+        let recv = call.recv.as_ref()?;
+        let literal = |n: &Node| {
+            matches!(
+                n,
+                Node::Str(_) | Node::Sym(_) | Node::Int(_) | Node::Float(_) | Node::Nil
+            )
+        };
+        let (subject, lit) = match (literal(recv), literal(arg)) {
+            (false, true) => (recv, arg),
+            (true, false) => (arg, recv),
+            _ => return None,
+        };
+        let question = enum_question(subject);
+        let value = condition::when_value(lit).0;
+        let mut slot = at.parent;
+        while let Some((ci, vi)) = slot {
+            let c = self.chars.get(ci)?;
+            if c.question == question {
+                let here = c.values.get(vi)?;
+                let equal = if here.value == value {
+                    true
+                } else if is_other_value(here) {
+                    if !c.values.iter().any(|v| v.value == value) {
+                        return None;
+                    }
+                    false
+                } else {
+                    false
+                };
+                return Some(equal != negated);
+            }
+            slot = c.parent.zip(c.parent_value);
+        }
+        None
+    }
+
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so
     /// whether the path went through its positive value (present / true, value 0).
     fn answered(&self, question: &str, at: At) -> Option<bool> {
@@ -1477,6 +1591,10 @@ impl<'a> Walker<'a> {
         }
         if outcome.description == NOTHING_MORE {
             self.apply(Rule::EmptyBranch, None);
+            if let Some(sets) = &outcome.sets {
+                self.leaf_sets.retain(|(s, _)| *s != slot);
+                self.leaf_sets.push((slot, sets.clone()));
+            }
         }
         if let Some(v) = self
             .chars
@@ -1680,6 +1798,178 @@ fn is_plain_value(node: &Node) -> bool {
     )
 }
 
+/// What an assignment in the middle of a method leaves for the rest: `title set to title
+/// option`, `deleted increased by 1`. None for targets other than variables and for
+/// operators without words (`||=`, `*=`).
+fn sets_text(
+    target: &crate::index::body::Target,
+    op: &crate::index::body::AssignOp,
+    value: &Node,
+) -> Option<String> {
+    use crate::index::body::{AssignOp, Target};
+    let (Target::Lvar(name) | Target::Ivar(name)) = target else {
+        return None;
+    };
+    // `changesets = changesets` (a helper's path that keeps its argument) changes nothing.
+    if matches!(value, Node::Lvar(v) | Node::Ivar(v) if v == name) {
+        return None;
+    }
+    let how = match op {
+        AssignOp::Set => "set to",
+        AssignOp::Op(o) if o == "+" => "increased by",
+        AssignOp::Op(o) if o == "-" => "decreased by",
+        _ => return None,
+    };
+    Some(format!(
+        "{} {how} {}",
+        grammar::words(name),
+        super::phrase::noun(value)
+    ))
+}
+
+/// A value a behavior text can say (`1`, `:full`, `"Admin"`, `DEFAULT_RULES`): not a
+/// collection, an expression or another variable (`page set to p` says nothing).
+fn said_value(node: &Node) -> bool {
+    if let Node::Str(text) = node {
+        return said_text(text);
+    }
+    matches!(
+        node,
+        Node::Sym(_)
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Nil
+            | Node::True
+            | Node::False
+            | Node::Const { .. }
+    )
+}
+
+/// A string literal short and plain enough to quote in a behavior: no interpolation or
+/// quotes, and no word the behavior rules rewrite (`can't find story` would read `is able
+/// to't find story`).
+fn said_text(text: &str) -> bool {
+    const REWRITTEN: &[&str] = &[
+        "not", "cannot", "can", "should", "could", "would", "may", "might", "must",
+    ];
+    text.len() <= 24
+        && !text.contains(['"', '\'', '`', '#', '\n', '\\'])
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .all(|w| w == "NOT" || !REWRITTEN.contains(&w.to_lowercase().as_str()))
+}
+
+/// Blocks whose value each run nothing uses (`each`, `times`): their last statements are
+/// discarded too. Other blocks give their value to the call (`map`, `select`,
+/// `transaction`).
+const VALUELESS_BLOCKS: &[&str] = &[
+    "each",
+    "each_with_index",
+    "each_with_object",
+    "each_value",
+    "each_key",
+    "each_pair",
+    "each_slice",
+    "each_cons",
+    "each_entry",
+    "reverse_each",
+    "find_each",
+    "find_in_batches",
+    "in_batches",
+    "times",
+    "upto",
+    "downto",
+    "step",
+    "loop",
+];
+
+/// Collects, by line and text, the calls under `node` whose value nothing uses: statements
+/// before the last of a sequence, the last ones of branches whose value is not used, the
+/// bodies of `each`-like blocks. `used` says whether `node`'s own value is used.
+fn discarded_calls(node: &Node, used: bool, out: &mut std::collections::HashSet<(u32, String)>) {
+    match node {
+        Node::Seq(items) => {
+            let last = items.len().saturating_sub(1);
+            for (i, item) in items.iter().enumerate() {
+                discarded_calls(item, used && i == last, out);
+            }
+        }
+        Node::If(i) => {
+            discarded_calls(&i.then, used, out);
+            if let Some(e) = &i.els {
+                discarded_calls(e, used, out);
+            }
+        }
+        Node::Case(c) => {
+            for w in &c.whens {
+                discarded_calls(&w.body, used, out);
+            }
+            if let Some(e) = &c.els {
+                discarded_calls(e, used, out);
+            }
+        }
+        Node::Begin(b) => {
+            discarded_calls(&b.body, used && b.els.is_none(), out);
+            for r in &b.rescues {
+                discarded_calls(&r.body, used, out);
+            }
+            if let Some(e) = &b.els {
+                discarded_calls(e, used, out);
+            }
+            if let Some(e) = &b.ensure {
+                discarded_calls(e, false, out);
+            }
+        }
+        Node::Call(c) => {
+            if let Some(block) = &c.block {
+                let block_used = !VALUELESS_BLOCKS.contains(&c.name.as_str());
+                discarded_calls(&block.body, block_used, out);
+            }
+            if !used {
+                out.insert((c.line, node.render()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text of a call in the middle of a method whose value nothing uses, where the text
+/// written for it says what it returns: `vote.story` reads the story (`returns vote
+/// story` would be false: the method goes on), `record.valid?` checks.
+fn discarded_call(stmt: &Node, description: &str) -> Option<String> {
+    let Node::Call(call) = stmt else {
+        return None;
+    };
+    if let Some(whether) = description.strip_prefix("returns whether ") {
+        return Some(grammar::behavior(&format!("checks whether {whether}")));
+    }
+    if let Some(built) = description
+        .strip_prefix("returns a new ")
+        .filter(|_| call.name == "new")
+    {
+        return Some(grammar::behavior(&format!("builds a new {built}")));
+    }
+    // Only a text made of the call's own words (`returns v story`, `returns Telebugs
+    // message`): one that says what the value means (`returns the matching changesets`,
+    // from a private method inlined where its value is assigned) stays.
+    let name = grammar::words(call.name.trim_end_matches(['?', '!', '=']));
+    let said = description.strip_prefix("returns ")?;
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_alphanumeric() || c == ' ')
+        || !said.ends_with(name.as_str())
+    {
+        return None;
+    }
+    Some(grammar::behavior(&match &call.recv {
+        Some(Node::Const { path, .. }) => format!("calls {name} on {path}"),
+        Some(recv) => format!(
+            "calls {name} on {}",
+            super::phrase::with_article(&super::phrase::noun(recv))
+        ),
+        None => format!("calls {name}"),
+    }))
+}
+
 /// The last expression of a branch.
 fn last_value(node: &Node) -> Node {
     statements(node).pop().unwrap_or(Node::Nil)
@@ -1754,6 +2044,64 @@ fn wrap_branch(node: &Node, line: u32) -> Node {
             Node::Seq(stmts)
         }
         None => Node::Return { value: None, line },
+    }
+}
+
+/// `x = if a then 1 elsif b then 2 end` as `if a then x = 1 elsif b then x = 2 else x = nil
+/// end` (a `case` likewise, arm by arm): each arm's statements kept, its last one assigned.
+pub(super) fn wrap_assigns(
+    node: &Node,
+    target: &crate::index::body::Target,
+    op: &crate::index::body::AssignOp,
+    line: u32,
+) -> Node {
+    match node {
+        Node::If(i) => {
+            let mut i = i.clone();
+            i.then = assign_last(&i.then, target, op, line);
+            i.els = Some(match &i.els {
+                Some(e @ Node::If(inner)) if inner.elsif => wrap_assigns(e, target, op, line),
+                Some(e) => assign_last(e, target, op, line),
+                None => assign_last(&Node::Nil, target, op, line),
+            });
+            Node::If(i)
+        }
+        Node::Case(c) => {
+            let mut c = c.clone();
+            for w in &mut c.whens {
+                w.body = assign_last(&w.body, target, op, line);
+            }
+            // No `else`: nothing matched leaves `nil` (a `case ... in` raises, and says so
+            // itself).
+            c.els = match &c.els {
+                Some(e) => Some(assign_last(e, target, op, line)),
+                None if c.pattern => None,
+                None => Some(assign_last(&Node::Nil, target, op, line)),
+            };
+            Node::Case(c)
+        }
+        other => assign_last(other, target, op, line),
+    }
+}
+
+/// `node`'s statements, the last one's value assigned to `target`.
+fn assign_last(
+    node: &Node,
+    target: &crate::index::body::Target,
+    op: &crate::index::body::AssignOp,
+    line: u32,
+) -> Node {
+    let mut stmts = statements(node);
+    let last = stmts.pop().unwrap_or(Node::Nil);
+    stmts.push(Node::Assign {
+        target: target.clone(),
+        op: op.clone(),
+        value: Box::new(last),
+        line,
+    });
+    match stmts.len() {
+        1 => stmts.pop().unwrap_or(Node::Nil),
+        _ => Node::Seq(stmts),
     }
 }
 

@@ -79,6 +79,22 @@ impl Walker<'_> {
             }
             self.inlined.insert(name.clone());
             self.apply(Rule::PrivateGuardsInlined, Some(&format!("`{name}`")));
+            // `changesets = conditions_bbox(changesets, bbox)`: the helper's value on each
+            // of its paths is what the variable is set to (not what the caller returns).
+            if let Node::Assign {
+                target:
+                    target @ (crate::index::body::Target::Lvar(_) | crate::index::body::Target::Ivar(_)),
+                op: op @ crate::index::body::AssignOp::Set,
+                value,
+                line,
+            } = stmt
+            {
+                if matches!(value.as_ref(), Node::Call(c) if called(c)) {
+                    if let Some(last) = inlined.pop() {
+                        inlined.push(super::flow::wrap_assigns(&last, target, op, *line));
+                    }
+                }
+            }
             inlined.push(stmt.clone());
             return Some(inlined);
         }
@@ -476,7 +492,7 @@ mod tests {
         assert_eq!(
             flat(&m),
             vec![
-                "1 page_param [enum] 0:0 -> renders index template | other:NOT 0",
+                "1 page_param [enum] 0:0 -> renders index template with page set to 1 | other:NOT 0",
                 "2 page_param_2 [range] below:below 0 => raises RoutingError | at_least:at least 0 -> renders index template",
             ]
         );
@@ -494,5 +510,18 @@ mod tests {
             flat(&m),
             vec!["1 el_block [boolean] true:block el -> sets the element attr dir to \"auto\" | false:NOT block el -> returns the linkify"]
         );
+    }
+
+    #[test]
+    fn an_assigned_helper_sets_the_variable_on_each_of_its_paths() {
+        // `changesets = conditions_bbox(changesets, bbox)`: the filtered list when a bbox
+        // is given, the list as it was otherwise (nothing said).
+        let m = analyze_one(
+            "class ChangesetsController < ApplicationController\n  def index\n    changesets = Changeset.all\n    changesets = conditions_bbox(changesets, params[:bbox])\n    @changesets = changesets\n    render :index\n  end\n\n  private\n\n  def conditions_bbox(changesets, bbox)\n    if bbox\n      changesets.where(\"min_lon < ?\", bbox)\n    else\n      changesets\n    end\n  end\nend\n",
+            "index",
+        );
+        assert_eq!(flat(&m), vec![
+                "1 bbox [presence] present:bbox present -> renders index template with changesets set to the matching changesets | nil:bbox missing -> renders index template",
+            ]);
     }
 }

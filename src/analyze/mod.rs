@@ -430,6 +430,11 @@ fn analyze_method(
                     sets: None,
                 }),
         };
+        // A path that set a value the rest reads says which (`with delta set to -1`).
+        let fallback = match walker.leaf_sets.iter().find(|(s, _)| *s == slot) {
+            Some((_, sets)) => fallback.with_sets(sets),
+            None => fallback,
+        };
         walker.apply(rules::Rule::LeafTakesFinalOutcome, None);
         walker.set_leaf(slot, &fallback, false);
     }

@@ -82,7 +82,9 @@ pub struct Characteristic {
     /// Index in [`Characteristic::values`] of the parent's value this one hangs under.
     pub parent_value: Option<usize>,
     /// What the condition asks, for recognising the same question asked again further
-    /// down the same path (empty when it cannot be asked twice: enums, rescues).
+    /// down the same path. An enum of a `case` or an `elsif` chain asks `case|subject`:
+    /// equality tests of its subject below it are answered by its value. Empty when it
+    /// cannot be asked twice (other enums, rescues).
     pub question: String,
 }
 

@@ -235,7 +235,7 @@ const VERBS: &[&str] = &[
 ];
 
 /// A noun phrase with an article: `story` → `the story`; `a new Job` stays as it is.
-fn with_article(noun: &str) -> String {
+pub(crate) fn with_article(noun: &str) -> String {
     if ["the ", "a ", "an ", "some ", "no "]
         .iter()
         .any(|a| noun.starts_with(a))
