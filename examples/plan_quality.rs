@@ -14,6 +14,9 @@
 //!   parentheses, method chains, `snake_case` identifiers, operators, `@ivars`, `x?`);
 //! - **inverted contexts**: a context whose words say the opposite of its `let`
 //!   (`context 'with attachments'` over `let(:attachments) { nil }`);
+//! - **leaves that say "does nothing more"**: a path that goes on, described as nothing;
+//! - **characteristics whose leaves all read alike**: two values or more whose `it` texts
+//!   are the same, so the spec cannot tell them apart;
 //! - **skeletons that do not parse** once their placeholders are filled with Ruby.
 //!
 //! With `--labels`: characteristics match when the tool's `source_line` starts on a line
@@ -643,6 +646,13 @@ struct Figures {
     code: Vec<String>,
     contexts: usize,
     inverted: Vec<Inverted>,
+    /// Leaf values (values with a behavior).
+    leaves: usize,
+    /// Leaves that read "does nothing more" (the path goes on, but the text says nothing).
+    nothing_more: Vec<String>,
+    /// Characteristics with two leaves or more, and those whose leaves all read alike.
+    compared: usize,
+    alike: Vec<String>,
     skeletons: usize,
     unparsable: Vec<String>,
     skeleton_errors: Vec<String>,
@@ -663,6 +673,10 @@ fn figures(app: &App) -> Figures {
         code: Vec::new(),
         contexts: 0,
         inverted: Vec::new(),
+        leaves: 0,
+        nothing_more: Vec::new(),
+        compared: 0,
+        alike: Vec::new(),
         skeletons: 0,
         unparsable: Vec::new(),
         skeleton_errors: Vec::new(),
@@ -763,6 +777,33 @@ fn figures(app: &App) -> Figures {
                     }
                 }
                 for c in &m.characteristics {
+                    let leaves: Vec<&str> = c
+                        .values
+                        .iter()
+                        .filter_map(|v| v.behavior.as_ref())
+                        .map(|b| b.description.as_str())
+                        .collect();
+                    f.leaves += leaves.len();
+                    for leaf in &leaves {
+                        if leaf.starts_with("does nothing more") {
+                            f.nothing_more.push(format!(
+                                "{} {}",
+                                method_id(&plan.class_name, m),
+                                c.name
+                            ));
+                        }
+                    }
+                    if leaves.len() >= 2 {
+                        f.compared += 1;
+                        if leaves.iter().all(|l| *l == leaves[0]) {
+                            f.alike.push(format!(
+                                "{} {}: {}",
+                                method_id(&plan.class_name, m),
+                                c.name,
+                                leaves[0]
+                            ));
+                        }
+                    }
                     for v in &c.values {
                         f.descriptions += 1;
                         if looks_like_code(&v.description) {
@@ -878,6 +919,24 @@ impl Figures {
                 "  {}: context '{}' let {{ {} }}",
                 i.file, i.context, i.value
             ));
+        }
+        line(format!(
+            "leaves that say \"does nothing more\": {}/{} ({})",
+            self.nothing_more.len(),
+            self.leaves,
+            pct(self.nothing_more.len(), self.leaves)
+        ));
+        for n in self.nothing_more.iter().take(examples) {
+            line(format!("  {n}"));
+        }
+        line(format!(
+            "characteristics whose leaves all read alike: {}/{} ({})",
+            self.alike.len(),
+            self.compared,
+            pct(self.alike.len(), self.compared)
+        ));
+        for a in self.alike.iter().take(examples) {
+            line(format!("  {a}"));
         }
         line(format!(
             "skeletons that do not parse once filled: {}/{} ({})",
