@@ -825,4 +825,27 @@ mod tests {
             vec!["1 settings_status [enum] readonly:readonly => redirects to offline path | other:NOT readonly -> returns 201 status"]
         );
     }
+
+    #[test]
+    fn only_actions_render_their_template() {
+        // A public filter lets the request through; ApplicationController's own methods
+        // and a method taking an argument are not actions: they end with what they do.
+        let src = "class ApplicationController < ActionController::Base\n  before_action :mini_profiler\n\n  def mini_profiler\n    if @user&.moderator?\n      Profiler.authorize_request\n    end\n  end\n\n  def current_page\n    params[:page].present? ? params[:page].to_i : 1\n  end\nend\n\nclass StoriesController < ApplicationController\n  def refill_cache(story)\n    return if story.nil?\n\n    CacheJob.perform_later(story.id)\n  end\nend\n";
+        use crate::analyze::tests::{analyze_one, flat};
+        assert_eq!(
+            flat(&analyze_one(src, "mini_profiler")),
+            vec![
+                "1 user [presence] present:user present | nil:user missing -> lets the request through",
+                "2 user_moderator [boolean] true:moderator user -> authorizes the Profiler request | false:NOT moderator user -> lets the request through",
+            ]
+        );
+        assert_eq!(
+            flat(&analyze_one(src, "current_page")),
+            vec!["1 page_param [presence] present:page param present -> returns page param | nil:page param missing -> returns 1"]
+        );
+        assert_eq!(
+            flat(&analyze_one(src, "refill_cache")),
+            vec!["1 story [presence] present:story present -> enqueues cache job | nil:story missing => returns nil"]
+        );
+    }
 }

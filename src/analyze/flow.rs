@@ -520,7 +520,7 @@ impl<'a> Walker<'a> {
                 sets: None,
             };
         }
-        if tail && self.cx.text.controller {
+        if tail && self.cx.text.action {
             // An action that ends without responding renders its template.
             return Outcome {
                 description: format!(
@@ -614,7 +614,20 @@ impl<'a> Walker<'a> {
             }
         }
         let mut outcome = super::outcome::final_expression(stmt, &self.cx.text);
-        if self.cx.text.controller && tail && !self.is_response(stmt) {
+        // A filter's value is ignored: a call it ends with is what it does
+        // (`Profiler.authorize_request` for a moderator), a value lets the request through.
+        let filter_action = (self.cx.text.filter && tail && !self.is_response(stmt))
+            .then(|| match stmt {
+                Node::Call(_) if !outcome.description.starts_with("returns ") => {
+                    Some(outcome.description.clone())
+                }
+                Node::Call(_) => discarded_call(stmt, &outcome.description),
+                _ => None,
+            })
+            .flatten();
+        if let Some(done) = filter_action {
+            outcome.description = done;
+        } else if self.cx.text.action && tail && !self.is_response(stmt) {
             outcome = Outcome {
                 description: if self.cx.text.filter {
                     "lets the request through".to_string()

@@ -304,6 +304,29 @@ impl<'a> ClassMethods<'a> {
     }
 }
 
+/// `ApplicationController` (or a namespace's, `Admin::ApplicationController`): the base
+/// every controller inherits from, never routed to itself. Its public methods are filters
+/// and helpers, not actions.
+fn is_base_controller(class: &str) -> bool {
+    crate::analyze::flow::last_segment(class) == "ApplicationController"
+}
+
+/// Whether Rails can route a request to `method`: an instance method without required
+/// arguments, named like an action (no `?`, `!` or `=`).
+fn can_be_action(method: &MethodFacts) -> bool {
+    method.kind == MethodKind::Instance
+        && method
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && method.params.iter().all(|p| {
+            !matches!(
+                p.kind,
+                crate::index::ParamKind::Required | crate::index::ParamKind::Keyword
+            )
+        })
+}
+
 fn analyze_method(
     request: &Request<'_>,
     (index, method): (usize, &MethodFacts),
@@ -312,7 +335,6 @@ fn analyze_method(
     lookup: &Lookup,
     responders: Option<&controller::Responders>,
 ) -> MethodAnalysis {
-    let controller = responders.is_some();
     let facts = request.facts;
     let class = request.class_name.as_str();
     let initialize = class_methods.initialize;
@@ -327,8 +349,17 @@ fn analyze_method(
     let on_valid_record = registered
         .as_ref()
         .is_some_and(crate::index::rails::Trigger::on_valid_record);
+    // A controller filter or handler, public or not (lobsters' ApplicationController
+    // declares `before_action :mini_profiler` over a public `mini_profiler`).
+    let filter = registered.as_ref().is_some_and(|t| !t.is_model());
     let trigger = registered.filter(|_| !method.is_public_api());
-    let filter = trigger.as_ref().is_some_and(|t| !t.is_model());
+    // In a controller, render, redirect and head are outcomes; an action that ends
+    // without responding renders its template (a filter lets the request through). A
+    // public method that cannot be an action (`refill_story_page_cache(story)` takes an
+    // argument, `agent_is_spider?` is a predicate, `ApplicationController`'s methods are
+    // inherited) ends with what it does or returns.
+    let controller = responders.is_some();
+    let action = controller && (filter || (can_be_action(method) && !is_base_controller(class)));
     let cx = MethodCx {
         facts,
         method,
@@ -339,11 +370,12 @@ fn analyze_method(
             class_name: class,
             method_name: &method.name,
             controller,
+            action,
             filter,
             responders,
         },
         privates,
-        route_params: if controller && method.kind == MethodKind::Instance && !filter {
+        route_params: if action && !filter {
             request
                 .routes
                 .map(|routes| route_params(routes, class, &method.name))
@@ -369,7 +401,7 @@ fn analyze_method(
         .map(flow::statements)
         .unwrap_or_default();
     // An action runs its filters first; a filter (or handler) is a unit of its own.
-    if controller && method.kind == MethodKind::Instance && !filter {
+    if action && !filter {
         let ccx = controller::ControllerCx {
             facts,
             class,

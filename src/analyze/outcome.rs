@@ -75,8 +75,12 @@ pub struct TextContext<'a> {
     pub class_name: &'a str,
     /// The method (`refund`).
     pub method_name: &'a str,
-    /// A controller: render/redirect/head outcomes and implicit renders apply.
+    /// A controller: render/redirect/head outcomes apply.
     pub controller: bool,
+    /// An action (or a filter) of a controller: one that ends without responding renders
+    /// its template (a filter lets the request through). Not a controller's other public
+    /// methods (`render_feed(items)` takes an argument; `ApplicationController`'s methods).
+    pub action: bool,
     /// A controller filter (`before_action :x`): a path that does not respond lets the
     /// request through to the action, instead of rendering a template.
     pub filter: bool,
@@ -606,6 +610,7 @@ mod tests {
             class_name: "Payment",
             method_name: "refund",
             controller,
+            action: controller,
             filter: false,
             responders: None,
         }
