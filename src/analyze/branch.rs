@@ -426,4 +426,17 @@ mod tests {
                 "1 story [presence] present:story present -> notifies error with error set to \"merged\" | nil:story missing -> notifies error",
             ]);
     }
+
+    #[test]
+    fn a_one_letter_record_local_is_named_after_its_class() {
+        // `v` reads as nothing in `destroys the v`.
+        let m = analyze_one(
+            "class Vote\n  def self.cast(user_id, story_id, value)\n    v = Vote.where(user_id: user_id, story_id: story_id).first_or_initialize\n    if value == 0\n      v.destroy!\n    else\n      v.save!\n    end\n  end\nend\n",
+            "cast",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 value [enum] 0:0 -> destroys the vote | other:NOT 0 -> saves the vote"]
+        );
+    }
 }

@@ -1171,6 +1171,13 @@ impl<'a> Walker<'a> {
                 }
                 _ => return None,
             },
+            // `v = Vote.where(...).first_or_initialize`: a one-letter local made by a
+            // class's finder is named after the class (`saves the vote`, not `the v`), as
+            // its conditions are.
+            other if name.chars().count() == 1 => {
+                let class = root_class(other)?;
+                crate::naming::underscore(class.rsplit("::").next().unwrap_or(class))
+            }
             _ => return None,
         };
         Some(replace_lvar(stmt, name, &Node::Lvar(held)))
