@@ -51,6 +51,14 @@ const ITERATIONS: &[&str] = &[
     "reverse_each",
 ];
 
+/// Whether the call `name` throws away what its block returns on each run (`each`,
+/// `times`, `loop`), unlike `map` or `transaction`, whose value is the block's.
+pub(super) fn discards_block_value(name: &str) -> bool {
+    name == "loop"
+        || (ITERATIONS.contains(&name)
+            && !matches!(name, "map" | "map!" | "collect" | "flat_map" | "filter_map"))
+}
+
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it is a block call (or an assignment
     /// or `return` of one) whose block holds a decision: the block's statements, then what

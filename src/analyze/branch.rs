@@ -219,12 +219,7 @@ impl Walker<'_> {
                         .is_some_and(|b| b.description == nothing)
                 });
             if leaf {
-                let sets = self
-                    .leaf_sets
-                    .iter()
-                    .find(|(s, _)| *s == (ci, vi))
-                    .map(|(_, sets)| sets.clone());
-                let outcome = match &sets {
+                let outcome = match self.sets_of((ci, vi)) {
                     Some(sets) => outcome.with_sets(sets),
                     None => outcome.clone(),
                 };

@@ -148,8 +148,9 @@ pub struct Walker<'a> {
     pub leaf_sets: Vec<(Slot, String)>,
     /// The calls of the method (and of its private methods, their last statements aside)
     /// whose value nothing uses, by line and text: what they do is their behavior, not
-    /// what they return (see [`discarded_calls`]).
-    discarded: std::collections::HashSet<(u32, String)>,
+    /// what they return (see [`discarded_calls`]). Found on first need: most methods
+    /// never ask.
+    discarded: std::cell::OnceCell<std::collections::HashSet<(u32, String)>>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -175,6 +176,23 @@ pub(super) fn reads_element_of(a: &Node, b: &Node) -> bool {
     // `render` shortens long text: only short expressions compare by their text. A chain
     // of `&.` (`doc.at_css(q)&.attributes`) is split link by link where it is tested.
     key.len() < 100 && !key.contains("&.") && (recv.render() == key || reads_element_of(a, recv))
+}
+
+/// The slots of a condition decided already on the path to `at`: only the branch that
+/// agrees with `holds` runs, under `at`'s parent.
+fn decided_at(at: At, holds: bool) -> Slots {
+    let here = at.parent.map(|p| vec![p]).unwrap_or_default();
+    if holds {
+        Slots {
+            truthy: here,
+            falsy: Vec::new(),
+        }
+    } else {
+        Slots {
+            truthy: Vec::new(),
+            falsy: here,
+        }
+    }
 }
 
 /// What an enum of `subject` (a `case`, an `elsif` chain) asks: equality tests of the same
@@ -252,20 +270,7 @@ impl<'a> Walker<'a> {
             rescuing: Vec::new(),
             implied: Vec::new(),
             leaf_sets: Vec::new(),
-            discarded: {
-                let mut found = std::collections::HashSet::new();
-                if let Some(body) = &cx.method.body {
-                    // The method's last statement is its value.
-                    discarded_calls(body, true, &mut found);
-                }
-                for private in &cx.privates {
-                    if let Some(body) = &private.body {
-                        // Used or not depends on the caller: taken as used.
-                        discarded_calls(body, true, &mut found);
-                    }
-                }
-                found
-            },
+            discarded: std::cell::OnceCell::new(),
         }
     }
 
@@ -892,18 +897,7 @@ impl<'a> Walker<'a> {
         if let Some(holds) = self.decided_by_enum(cond, at) {
             // `op == "*"` inside `when "*", "!*"`: the enum above answers it (only the
             // branch that agrees runs here).
-            let here = at.parent.map(|p| vec![p]).unwrap_or_default();
-            return if holds {
-                Slots {
-                    truthy: here,
-                    falsy: Vec::new(),
-                }
-            } else {
-                Slots {
-                    truthy: Vec::new(),
-                    falsy: here,
-                }
-            };
+            return decided_at(at, holds);
         }
         // A condition on a short local (`p = params[:page].to_i; if p == 0`) is named and
         // set up after what the local was computed from, with the local noted.
@@ -948,18 +942,7 @@ impl<'a> Walker<'a> {
                     || spec.truthy.value == Value::Bool(false));
                 known == truthy_is_positive
             };
-            let here = at.parent.map(|p| vec![p]).unwrap_or_default();
-            return if holds {
-                Slots {
-                    truthy: here,
-                    falsy: Vec::new(),
-                }
-            } else {
-                Slots {
-                    truthy: Vec::new(),
-                    falsy: here,
-                }
-            };
+            return decided_at(at, holds);
         }
         // Values are listed present/true first whatever the condition tests (`x.nil?`).
         let flipped =
@@ -1486,10 +1469,34 @@ impl<'a> Walker<'a> {
         Some((positive == truthy_is_positive) != negated)
     }
 
+    /// What the leaf at `slot` set, when it did nothing more (see [`Walker::leaf_sets`]).
+    pub fn sets_of(&self, slot: Slot) -> Option<&str> {
+        self.leaf_sets
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|(_, sets)| sets.as_str())
+    }
+
     /// Whether `stmt` is a call of the method whose value nothing uses.
     fn is_discarded(&self, stmt: &Node) -> bool {
         match stmt {
-            Node::Call(c) => self.discarded.contains(&(c.line, stmt.render())),
+            Node::Call(c) => self
+                .discarded
+                .get_or_init(|| {
+                    let mut found = std::collections::HashSet::new();
+                    if let Some(body) = &self.cx.method.body {
+                        // The method's last statement is its value.
+                        discarded_calls(body, true, &mut found);
+                    }
+                    for private in &self.cx.privates {
+                        if let Some(body) = &private.body {
+                            // Used or not depends on the caller: taken as used.
+                            discarded_calls(body, true, &mut found);
+                        }
+                    }
+                    found
+                })
+                .contains(&(c.line, stmt.render())),
             _ => false,
         }
     }
@@ -1869,39 +1876,12 @@ fn said_value(node: &Node) -> bool {
 /// quotes, and no word the behavior rules rewrite (`can't find story` would read `is able
 /// to't find story`).
 fn said_text(text: &str) -> bool {
-    const REWRITTEN: &[&str] = &[
-        "not", "cannot", "can", "should", "could", "would", "may", "might", "must",
-    ];
     text.len() <= 24
         && !text.contains(['"', '\'', '`', '#', '\n', '\\'])
         && text
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .all(|w| w == "NOT" || !REWRITTEN.contains(&w.to_lowercase().as_str()))
+            .all(|w| w == "NOT" || !grammar::rewritten(w))
 }
-
-/// Blocks whose value each run nothing uses (`each`, `times`): their last statements are
-/// discarded too. Other blocks give their value to the call (`map`, `select`,
-/// `transaction`).
-const VALUELESS_BLOCKS: &[&str] = &[
-    "each",
-    "each_with_index",
-    "each_with_object",
-    "each_value",
-    "each_key",
-    "each_pair",
-    "each_slice",
-    "each_cons",
-    "each_entry",
-    "reverse_each",
-    "find_each",
-    "find_in_batches",
-    "in_batches",
-    "times",
-    "upto",
-    "downto",
-    "step",
-    "loop",
-];
 
 /// Collects, by line and text, the calls under `node` whose value nothing uses: statements
 /// before the last of a sequence, the last ones of branches whose value is not used, the
@@ -1942,7 +1922,7 @@ fn discarded_calls(node: &Node, used: bool, out: &mut std::collections::HashSet<
         }
         Node::Call(c) => {
             if let Some(block) = &c.block {
-                let block_used = !VALUELESS_BLOCKS.contains(&c.name.as_str());
+                let block_used = !super::blocks::discards_block_value(&c.name);
                 discarded_calls(&block.body, block_used, out);
             }
             if !used {

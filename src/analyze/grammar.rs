@@ -75,6 +75,13 @@ const MODALS: &[(&str, &str)] = &[
     ("must", ""),
 ];
 
+/// Whether [`behavior`] rewrites `word` (a modal, or `not`): text that must keep its
+/// words (a quoted string) cannot hold it.
+pub fn rewritten(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    lower == "not" || MODALS.iter().any(|(m, _)| *m == lower)
+}
+
 /// Splits text into runs of word characters and the rest, the way a regex `\b` sees it
 /// (letters, digits and `_` are word characters, in any script).
 fn runs(text: &str) -> Vec<(bool, &str)> {

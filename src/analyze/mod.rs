@@ -463,8 +463,8 @@ fn analyze_method(
                 }),
         };
         // A path that set a value the rest reads says which (`with delta set to -1`).
-        let fallback = match walker.leaf_sets.iter().find(|(s, _)| *s == slot) {
-            Some((_, sets)) => fallback.with_sets(sets),
+        let fallback = match walker.sets_of(slot) {
+            Some(sets) => fallback.with_sets(sets),
             None => fallback,
         };
         walker.apply(rules::Rule::LeafTakesFinalOutcome, None);
