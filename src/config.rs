@@ -242,6 +242,34 @@ fn side_effects(v: &Value) -> std::result::Result<Vec<SideEffectRule>, String> {
         .collect()
 }
 
+/// Why a `metadata_path` cannot be used: every file this tool writes lives under it, so it
+/// must name a folder inside the project (relative, no `..`, not `.git`). A link inside
+/// the root that leads out is refused when a write is attempted (`crate::guard`).
+fn metadata_path_problem(path: &str) -> Option<String> {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        return Some(format!(
+            "`metadata_path`: {path:?} is absolute; it must be a folder inside the project, relative to its root (e.g. tmp)"
+        ));
+    }
+    for part in p.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                return Some(format!(
+                    "`metadata_path`: {path:?} leaves the project root (`..`); rspec-scout writes only inside it"
+                ))
+            }
+            std::path::Component::Normal(n) if n == ".git" => {
+                return Some(format!(
+                    "`metadata_path`: {path:?} is under .git; rspec-scout never writes there"
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Settings every command runs with.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -253,6 +281,8 @@ pub struct Config {
     pub base: Option<String>,
     /// Where metadata lives, relative to the root (default `tmp`).
     pub metadata_path: String,
+    /// The config file `metadata_path` came from (for its errors).
+    pub metadata_path_from: PathBuf,
     /// Zone thresholds.
     pub zones: ZoneThresholds,
     /// Extra side-effect rules.
@@ -267,6 +297,9 @@ pub struct Config {
     pub rspec_helper: Option<String>,
     /// `rails.controllers.spec_policy`: `request|controller|ask`.
     pub controllers_spec_policy: Option<String>,
+    /// The spec folder (`directories.spec` of the pipeline config, default `spec`): spec
+    /// files are written only under a folder of this name.
+    pub spec_dir: String,
     /// Whether folders that are gems or engines count as roots of their own `app/` and
     /// `lib/` (the default scope; not when `include:` is set).
     pub detect_components: bool,
@@ -290,6 +323,7 @@ impl Config {
             scope: ScopeRules::default(),
             base: None,
             metadata_path: "tmp".to_string(),
+            metadata_path_from: PathBuf::from(CONFIG_FILE),
             zones: ZoneThresholds::default(),
             side_effects: Vec::new(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
@@ -297,6 +331,7 @@ impl Config {
             project_type: None,
             rspec_helper: None,
             controllers_spec_policy: None,
+            spec_dir: "spec".to_string(),
             answer_limit: DEFAULT_ANSWER_LIMIT,
             detect_components: true,
             warnings: Vec::new(),
@@ -326,6 +361,12 @@ impl Config {
                 })
             }
         }
+        if let Some(reason) = metadata_path_problem(&config.metadata_path) {
+            return Err(Error::ConfigInvalid {
+                path: config.metadata_path_from.clone(),
+                reason,
+            });
+        }
         Ok(config)
     }
 
@@ -346,6 +387,7 @@ impl Config {
         let text = |v: Option<&serde_yaml::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
         if let Some(p) = text(value.get("metadata_path")).filter(|p| !p.trim().is_empty()) {
             self.metadata_path = p;
+            self.metadata_path_from = PathBuf::from(PIPELINE_CONFIG_FILE);
         }
         self.project_type = text(value.get("project_type"));
         self.rspec_helper = text(value.get("rspec").and_then(|r| r.get("helper")));
@@ -355,6 +397,12 @@ impl Config {
                 .and_then(|r| r.get("controllers"))
                 .and_then(|c| c.get("spec_policy")),
         );
+        if let Some(dir) = text(value.get("directories").and_then(|d| d.get("spec")))
+            .map(|d| d.trim().trim_matches('/').to_string())
+            .filter(|d| !d.is_empty())
+        {
+            self.spec_dir = dir;
+        }
     }
 
     fn apply_file(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
@@ -384,6 +432,7 @@ impl Config {
         }
         if let Some(p) = file.metadata_path {
             self.metadata_path = p;
+            self.metadata_path_from = path.to_path_buf();
         }
         if let Some(z) = file.zones {
             if z.yellow_loc > z.red_loc || z.yellow_methods > z.red_methods {

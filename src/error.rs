@@ -100,6 +100,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A write the guard refused: outside the project root, under `.git/`, or a spec or
+    /// metadata target that is not a spec or metadata file (`crate::guard`).
+    #[error("write refused: {reason}")]
+    WriteRefused {
+        /// The target as given.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+        /// Which rule refused it.
+        code: Refusal,
+    },
     /// A path from an MCP client that leaves the project root (`..`, an absolute path
     /// elsewhere, a symbolic link out).
     #[error("path outside the project root: {path}")]
@@ -129,6 +140,7 @@ impl Error {
             Error::Spec { .. } => "SPEC_ERROR",
             Error::Usage { .. } => "USAGE",
             Error::OutsideRoot { .. } => "PATH_OUTSIDE_ROOT",
+            Error::WriteRefused { code, .. } => code.as_str(),
         }
     }
 
@@ -160,6 +172,7 @@ impl Error {
             Error::OutsideRoot { root, .. } => {
                 format!("the server reads and writes only under {}", root.display())
             }
+            Error::WriteRefused { path, .. } => path.display().to_string(),
         }
     }
 
@@ -209,12 +222,44 @@ impl Error {
             Error::OutsideRoot { .. } => {
                 "name a path inside the project, relative to its root".to_string()
             }
+            Error::WriteRefused { code: Refusal::OutsideRoot, .. } => {
+                "keep metadata_path relative and inside the project (no `..`, no link out of it), and name targets inside the project root".to_string()
+            }
+            Error::WriteRefused { code: Refusal::NotASpecFile, .. } => {
+                "name a `*_spec.rb` file under spec/ (or leave --spec out: the metadata's spec_path is used)".to_string()
+            }
+            Error::WriteRefused { code: Refusal::NotAMetadataFile, .. } => {
+                "name a metadata file ({metadata_path}/rspec_metadata/{slug}.yml), or the source file whose metadata it is".to_string()
+            }
         }
     }
 
     /// The message shown as `error:`. For "nothing to do" it is the contract's exact text.
     pub fn message(&self) -> String {
         self.to_string()
+    }
+}
+
+/// Which rule of the write guard refused a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// `WRITE_OUTSIDE_ROOT`: the target leaves the project root or is under `.git/`.
+    OutsideRoot,
+    /// `NOT_A_SPEC_FILE`: a spec target that is not a `*_spec.rb` file in a spec folder.
+    NotASpecFile,
+    /// `NOT_A_METADATA_FILE`: a metadata target that is not a `.yml` file in a
+    /// `rspec_metadata` folder.
+    NotAMetadataFile,
+}
+
+impl Refusal {
+    /// The stable `error_code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::OutsideRoot => "WRITE_OUTSIDE_ROOT",
+            Refusal::NotASpecFile => "NOT_A_SPEC_FILE",
+            Refusal::NotAMetadataFile => "NOT_A_METADATA_FILE",
+        }
     }
 }
 

@@ -16,6 +16,7 @@ pub mod config;
 pub mod discover;
 pub mod error;
 pub mod git;
+pub mod guard;
 pub mod index;
 pub mod mcp;
 pub mod memory;

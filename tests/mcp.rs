@@ -387,6 +387,32 @@ fn bad_arguments_are_tool_errors_and_the_session_goes_on() {
     assert!(err);
     assert_eq!(answer["error_code"], "PATH_OUTSIDE_ROOT");
 
+    // A spec target inside the root must still be a spec file: never the Gemfile,
+    // production code or a git hook (the guard every write goes through).
+    p.write("Gemfile", "gem 'rails'\n");
+    let (err, _) = s.call("discover", json!({"all": true}));
+    assert!(!err);
+    let (err, _) = s.call("analyze", json!({"files": ["app/models/payment.rb"]}));
+    assert!(!err);
+    std::fs::create_dir_all(p.root().join(".git/hooks")).unwrap();
+    for (spec, code) in [
+        ("Gemfile", "NOT_A_SPEC_FILE"),
+        ("app/models/user.rb", "NOT_A_SPEC_FILE"),
+        (".git/hooks/post-checkout", "WRITE_OUTSIDE_ROOT"),
+    ] {
+        let (err, answer) = s.call(
+            "skeleton",
+            json!({"metadata": "app/models/payment.rb", "spec": spec}),
+        );
+        assert!(err, "{spec}");
+        assert_eq!(answer["error_code"], code, "{spec}: {answer}");
+        let (err, answer) = s.call("strip_markers", json!({"spec": spec}));
+        assert!(err, "{spec}");
+        assert_eq!(answer["error_code"], code, "strip_markers {spec}: {answer}");
+    }
+    assert_eq!(p.read("Gemfile"), "gem 'rails'\n");
+    assert!(!p.exists(".git/hooks/post-checkout"));
+
     // A command's own error is its answer, with the code an agent switches on.
     let (err, answer) = s.call("outline", json!({"spec": "spec/missing_spec.rb"}));
     assert!(err);

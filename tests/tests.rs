@@ -24,6 +24,7 @@ mod mcp;
 mod messages;
 mod outline;
 mod robustness;
+mod safety;
 mod skeleton;
 mod slugs;
 mod status;

@@ -864,14 +864,17 @@ fn cached_data(map: &Mapping) -> Mapping {
     data
 }
 
-fn take_lock(path: &Path, lock: &mut Option<(PathBuf, metadata::Lock)>) -> Result<()> {
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+fn take_lock(
+    target: &crate::guard::Target,
+    lock: &mut Option<(PathBuf, metadata::Lock)>,
+) -> Result<()> {
+    let dir = target.folder().path().to_path_buf();
     if lock.as_ref().is_some_and(|(d, _)| *d == dir) {
         return Ok(());
     }
     // One folder lock at a time: release the previous folder's before taking another.
     *lock = None;
-    let taken = metadata::lock(path)?;
+    let taken = metadata::lock(target)?;
     *lock = Some((dir, taken));
     Ok(())
 }
@@ -883,10 +886,11 @@ fn write_analysis(
     analysis: &fields::Analysis,
     lock: &mut Option<(PathBuf, metadata::Lock)>,
 ) -> Result<()> {
-    take_lock(&loc.path, lock)?;
-    let mut map = metadata::load(&loc.path)?.unwrap_or_default();
+    let target = loc.target()?;
+    take_lock(&target, lock)?;
+    let mut map = metadata::load(target.path())?.unwrap_or_default();
     analysis.apply(&mut map);
-    metadata::write_atomic(&loc.path, &map)
+    metadata::write_atomic(&target, &map)
 }
 
 /// Records a skip: the stage completed with nothing to do (the contract's skip scenario).
@@ -895,13 +899,14 @@ fn write_skip(
     reason: &str,
     lock: &mut Option<(PathBuf, metadata::Lock)>,
 ) -> Result<()> {
-    take_lock(&loc.path, lock)?;
-    let Some(mut map) = metadata::load(&loc.path)? else {
+    let target = loc.target()?;
+    take_lock(&target, lock)?;
+    let Some(mut map) = metadata::load(target.path())? else {
         // Nothing to record against: no metadata and nothing analyzed.
         return Ok(());
     };
     metadata::set_skipped(&mut map, "code_analyzer", reason);
-    metadata::write_atomic(&loc.path, &map)
+    metadata::write_atomic(&target, &map)
 }
 
 /// One context of the plan and its children, indented two spaces per level.

@@ -836,10 +836,16 @@ fn place_metadata(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
-    let _lock = if write {
-        Some(metadata::lock_dir(&folder)?)
+    // Every write goes to this folder, cleared once by the guard (inside the root, no
+    // link out of it, not under .git).
+    let cleared = if write {
+        Some(crate::guard::folder(project_root, &folder)?)
     } else {
         None
+    };
+    let _lock = match &cleared {
+        Some(cleared) => Some(metadata::lock_dir(cleared)?),
+        None => None,
     };
     let phase = write.then(|| options.progress.start("metadata", jobs.len()));
     let tick = || {
@@ -911,8 +917,8 @@ fn place_metadata(
                     }
                     tick();
                     // Fields are built only when written.
-                    let note = if let Some(fields) = fields {
-                        let note = write_one(&location, fields, loaded)?;
+                    let note = if let (Some(fields), Some(cleared)) = (fields, &cleared) {
+                        let note = write_one(cleared, &location, fields, loaded)?;
                         if debug {
                             write_debug(config, project_root, &location, file, plan)?;
                         }
@@ -987,10 +993,10 @@ fn place_metadata(
                 fields.slug = Some(slug.clone());
             }
         }
-        if let Some(fields) = fields.as_ref() {
+        if let (Some(fields), Some(cleared)) = (fields.as_ref(), &cleared) {
             tick();
             let loaded = metadata::load(&location.path);
-            warnings.extend(write_one(&location, fields, loaded)?);
+            warnings.extend(write_one(cleared, &location, fields, loaded)?);
             if debug {
                 write_debug(config, project_root, &location, file, plan)?;
             }
@@ -1029,6 +1035,7 @@ fn naming_shown(project_root: &Path, path: &Path) -> String {
 }
 
 fn write_one(
+    cleared: &crate::guard::Folder,
     location: &metadata::Location,
     fields: &fields::Discovery,
     loaded: Result<Option<Mapping>>,
@@ -1056,7 +1063,7 @@ fn write_one(
         }
     }
     fields.apply(&mut map);
-    metadata::write_atomic(&location.path, &map)?;
+    metadata::write_atomic(&cleared.file(&format!("{}.yml", location.slug))?, &map)?;
     Ok(note)
 }
 
@@ -1080,10 +1087,13 @@ fn write_debug(
     file: &discover::FilePlan,
     plan: &Plan,
 ) -> Result<()> {
-    let path = project_root
-        .join(&config.metadata_path)
-        .join("discovery_debug")
-        .join(format!("{}.yml", location.slug));
+    let folder = crate::guard::folder(
+        project_root,
+        &project_root
+            .join(&config.metadata_path)
+            .join("discovery_debug"),
+    )?;
+    let path = folder.file(&format!("{}.yml", location.slug))?;
     let items: Vec<&discover::Item> = file
         .items
         .iter()

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::walk;
 use crate::metadata;
 use crate::report::{plural, Answer};
@@ -67,10 +67,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 .to_string(),
         );
     }
-    let _lock = if options.dry_run || !dir.is_dir() {
+    let cleared = if options.dry_run || !dir.is_dir() {
         None
     } else {
-        Some(metadata::lock_dir(&dir)?)
+        Some(crate::guard::folder(root, &dir)?)
+    };
+    let _lock = match &cleared {
+        Some(cleared) => Some(metadata::lock_dir(cleared)?),
+        None => None,
     };
     let mut removed = Vec::new();
     let mut unreadable = Vec::new();
@@ -106,11 +110,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             kept += 1;
             continue;
         };
-        if !options.dry_run {
-            std::fs::remove_file(&path).map_err(|e| Error::WriteFailed {
-                path: path.clone(),
-                reason: e.to_string(),
-            })?;
+        if let Some(cleared) = &cleared {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            metadata::remove(&cleared.file(&name)?)?;
         }
         removed.push(Gone {
             metadata: shown,

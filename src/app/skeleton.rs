@@ -484,6 +484,19 @@ impl Write<'_> {
             .then(|| spec::Requests::load(self.root, &source_file, &class_name));
 
         let selected = self.selected(&class_name)?;
+        // The guard clears the spec before it is read: a `*_spec.rb` file under the spec
+        // folder, inside the root once links are resolved, never under .git. Printing
+        // (`--stdout --mode full`) writes nothing but reads the same file, so it is checked
+        // the same way.
+        let spec_target = if ruby::blank(&spec_rel) {
+            None
+        } else {
+            Some(crate::guard::spec_file(
+                &self.config.root,
+                &spec_abs,
+                &self.config.spec_dir,
+            )?)
+        };
 
         // Every decision is asked before any file is touched.
         let mut decisions = Vec::new();
@@ -495,10 +508,9 @@ impl Write<'_> {
                 decisions.push(materialize::controllers_legacy_cleanup(&source_file, state));
             }
         }
-        let existing = if ruby::blank(&spec_rel) {
-            None
-        } else {
-            read_spec(&spec_abs).map_err(|m| self.spec_error(&spec_abs, m))?
+        let existing = match &spec_target {
+            None => None,
+            Some(target) => read_spec(target.path()).map_err(|m| self.spec_error(&spec_abs, m))?,
         };
         if let Some(text) = &existing {
             let found = existing_blocks(text, &selected).map_err(|m| {
@@ -589,7 +601,10 @@ impl Write<'_> {
         }
         let changed = created_by.is_some() || text != original;
         if changed {
-            metadata::write_text_atomic(&spec_abs, &text.to_bytes())?;
+            let Some(target) = &spec_target else {
+                return Err(self.invalid("metadata must include source_file and spec_path"));
+            };
+            metadata::write_text_atomic(target, &text.to_bytes())?;
         }
 
         let mut deleted = None;
@@ -600,10 +615,12 @@ impl Write<'_> {
                 && legacy != &spec_rel
                 && self.root.join(legacy).exists()
             {
-                std::fs::remove_file(self.root.join(legacy)).map_err(|e| Error::WriteFailed {
-                    path: self.root.join(legacy),
-                    reason: e.to_string(),
-                })?;
+                let target = crate::guard::spec_file(
+                    &self.config.root,
+                    &self.root.join(legacy),
+                    &self.config.spec_dir,
+                )?;
+                metadata::remove(&target)?;
                 deleted = Some(legacy.clone());
             }
         }

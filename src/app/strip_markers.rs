@@ -25,11 +25,14 @@ struct StripAnswer {
 }
 
 /// Runs the command.
-pub fn run(_config: &Config, options: &Options) -> Result<Answer> {
+pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    // Cleared before it is read: a spec file inside the root (links resolved), never a
+    // Gemfile, production code or anything under .git.
+    let target = crate::guard::spec_file(&config.root, &options.spec, &config.spec_dir)?;
     let text = super::outline::read(&options.spec)?;
     let (stripped, removed) = crate::spec::strip::strip(&text);
     if removed > 0 {
-        crate::metadata::write_text_atomic(&options.spec, &stripped.to_bytes())?;
+        crate::metadata::write_text_atomic(&target, &stripped.to_bytes())?;
     }
     let answer = StripAnswer {
         status: "success",

@@ -46,7 +46,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             path: PathBuf::from(&target.shown),
         });
     }
-    let _lock = metadata::lock(&target.path)?;
+    let cleared = crate::guard::metadata_file(&config.root, &target.path)?;
+    let _lock = metadata::lock(&cleared)?;
     let Some(mut map) = metadata::load(&target.path)? else {
         return Err(Error::MetadataNotFound {
             path: PathBuf::from(&target.shown),
@@ -56,7 +57,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         // The analyzer found nothing to test: neither is there anything to decide. The
         // stage completes as a skip (the contract's `{agent}_skipped`), as `analyze` did.
         metadata::set_skipped(&mut map, "isolation_decider", &reason);
-        metadata::write_atomic(&target.path, &map)?;
+        metadata::write_atomic(&cleared, &map)?;
         return Ok(with_warnings(skipped(&target, reason), config));
     }
     let (project_type, detected) =
@@ -87,7 +88,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         }
     }
     let updated = decisions::apply(&mut map, &decided);
-    metadata::write_atomic(&target.path, &map)?;
+    metadata::write_atomic(&cleared, &map)?;
     Ok(with_warnings(
         success(&target, &inputs, &decided, updated, low),
         config,

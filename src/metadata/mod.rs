@@ -14,6 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::guard::{Folder, Target};
 use crate::yaml::{self, Mapping, Value};
 
 /// The pipeline's stages in order, by their marker prefix
@@ -39,17 +40,27 @@ pub struct Location {
     pub path: PathBuf,
 }
 
+impl Location {
+    /// The metadata file, cleared for writing by the guard: inside the project root, a
+    /// `.yml` file in a `rspec_metadata` folder, no link out.
+    pub fn target(&self) -> Result<Target> {
+        crate::guard::metadata_file(&self.project_root, &self.path)
+    }
+}
+
 /// The folder metadata files go in: `{project_root}/{metadata_path}/rspec_metadata`.
 pub fn dir(project_root: &Path, metadata_path: &str) -> PathBuf {
     project_root.join(metadata_path).join("rspec_metadata")
 }
 
 /// Locates the metadata of `source` (absolute, or relative to the current directory): the
-/// project root is its git root, else `default_root`.
+/// project root is its git root when that lies inside `default_root` (a folder holding
+/// several repositories), else `default_root` (metadata is never written above it).
 pub fn locate(default_root: &Path, metadata_path: &str, source: &Path) -> Location {
     let abs = crate::index::walk::absolute(source);
+    let default_abs = crate::index::walk::absolute(default_root);
     let project_root = crate::git::root_of(&abs)
-        .filter(|r| abs.starts_with(r))
+        .filter(|r| abs.starts_with(r) && r.starts_with(&default_abs))
         .unwrap_or_else(|| default_root.to_path_buf());
     let source_rel = crate::index::walk::relative_to(&project_root, &abs)
         .unwrap_or_else(|| source.to_string_lossy().replace('\\', "/"));
@@ -207,22 +218,29 @@ pub struct Lock {
     _file: std::fs::File,
 }
 
-/// Takes the lock that guards the metadata folder holding `path` (one `.rspec-scout.lock`
-/// per folder, so a bulk write takes it once and no lock file is left per metadata file),
-/// creating the folder when needed. Blocks until another process releases it.
-pub fn lock(path: &Path) -> Result<Lock> {
-    lock_dir(path.parent().unwrap_or_else(|| Path::new(".")))
+/// Takes the lock that guards the metadata folder holding `target` (one
+/// `.rspec-scout.lock` per folder, so a bulk write takes it once and no lock file is left
+/// per metadata file), creating the folder when needed. Blocks until another process
+/// releases it.
+pub fn lock(target: &Target) -> Result<Lock> {
+    lock_dir(&target.folder())
 }
 
 /// Takes the lock of the metadata folder `dir` (see [`lock`]), creating the folder when
 /// needed. Temp files that runs killed mid-write left behind are removed once it is held.
-pub fn lock_dir(dir: &Path) -> Result<Lock> {
+/// The lock file is never opened through a link.
+pub fn lock_dir(dir: &Folder) -> Result<Lock> {
+    let dir = dir.path();
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
     let lock_path = dir.join(".rspec-scout.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NOFOLLOW);
+    }
+    let file = open
         .open(&lock_path)
         .map_err(|e| write_failed(&lock_path, &e))?;
     file.lock().map_err(|e| write_failed(&lock_path, &e))?;
@@ -294,14 +312,15 @@ fn process_alive(pid: u32) -> bool {
 /// before it is written: a file that would not load (a hand-edited shape the writer cannot
 /// express, e.g. hundreds of nested `? ` keys, past libyaml's limits) is refused and the
 /// old file kept.
-pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
+pub fn write_atomic(target: &Target, map: &Mapping) -> Result<()> {
+    let path = target.path();
     let value = Value::Mapping(map.clone());
     let text = yaml::to_string(&value);
     // Within libyaml's limits the writer's round trip is exact (fuzzed by
     // fuzz/metadata_yaml); only text past them is loaded back, so the usual write does not
     // pay for a parse.
     if !past_libyaml_limits(&value, &text) {
-        return write_text_atomic(path, text.as_bytes());
+        return write_text_atomic(target, text.as_bytes());
     }
     match yaml::load(text.as_bytes(), &path.display().to_string()) {
         Ok(again) if again == value || !same_shape_needed(&value) => {}
@@ -323,7 +342,7 @@ pub fn write_atomic(path: &Path, map: &Mapping) -> Result<()> {
             })
         }
     }
-    write_text_atomic(path, text.as_bytes())
+    write_text_atomic(target, text.as_bytes())
 }
 
 /// Collections nested over 100 deep or a written line over 1,000 columns: where libyaml's
@@ -359,16 +378,13 @@ fn same_shape_needed(value: &Value) -> bool {
 }
 
 /// Writes bytes atomically (see [`write_atomic`]).
-pub fn write_text_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_text_atomic(target: &Target, bytes: &[u8]) -> Result<()> {
+    let path = target.path();
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let tmp = temp_path(path);
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        let mut file = create_new(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         pause_before_rename();
@@ -396,18 +412,14 @@ fn pause_before_rename() {
 /// Writes a file atomically (see [`write_atomic`]) from what `write` streams into it,
 /// under the lock of its folder; returns what `write` returned.
 pub fn write_stream_atomic<T>(
-    path: &Path,
+    target: &Target,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<T>,
 ) -> Result<T> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let _lock = lock_dir(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let path = target.path();
+    let _lock = lock(target)?;
+    let tmp = temp_path(path);
     let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
+        let file = create_new(&tmp)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
         let value = write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
@@ -420,6 +432,30 @@ pub fn write_stream_atomic<T>(
         let _ = std::fs::remove_file(&tmp);
         write_failed(path, &e)
     })
+}
+
+/// Removes a file the guard cleared (a legacy spec the caller chose to delete, metadata no
+/// plan references).
+pub fn remove(target: &Target) -> Result<()> {
+    std::fs::remove_file(target.path()).map_err(|e| write_failed(target.path(), &e))
+}
+
+/// The temp file of an atomic write of `path`: `.{name}.tmp.{pid}.{n}` beside it.
+fn temp_path(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()))
+}
+
+/// A new file, never one that exists (nor a link someone left under the temp file's name).
+fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
 }
 
 fn unique() -> u64 {
@@ -594,6 +630,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.yml");
         std::fs::write(&path, "source_file: app/a.rb\n").unwrap();
+        let target = crate::guard::file(dir.path(), &path).unwrap();
         let mut key = Value::Null;
         for _ in 0..700 {
             let mut m = Mapping::new();
@@ -607,7 +644,7 @@ mod tests {
             yaml::load(text.as_bytes(), "t").is_err(),
             "the shape now loads"
         );
-        let err = write_atomic(&path, &map).unwrap_err();
+        let err = write_atomic(&target, &map).unwrap_err();
         assert_eq!(err.code(), "WRITE_FAILED");
         assert!(err.to_string().contains("would not load"), "{err}");
         assert_eq!(
@@ -617,7 +654,7 @@ mod tests {
         // NaN never equals itself, yet a file holding one is written.
         let mut nan = Mapping::new();
         set(&mut nan, "confidence", Value::from(f64::NAN));
-        write_atomic(&path, &nan).unwrap();
+        write_atomic(&target, &nan).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "confidence: .nan\n"
@@ -628,11 +665,12 @@ mod tests {
     fn atomic_write_replaces_whole_file_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m/rspec_metadata/a.yml");
+        let target = crate::guard::metadata_file(dir.path(), &path).unwrap();
         let mut map = Mapping::new();
         set(&mut map, "source_file", Value::from("app/a.rb"));
-        write_atomic(&path, &map).unwrap();
+        write_atomic(&target, &map).unwrap();
         set(&mut map, "class_name", Value::from("A"));
-        write_atomic(&path, &map).unwrap();
+        write_atomic(&target, &map).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "source_file: app/a.rb\nclass_name: A\n"

@@ -70,9 +70,11 @@ pub fn record_path(project_root: &Path, metadata_path: &str) -> PathBuf {
 
 /// Writes the record atomically.
 pub fn write(project_root: &Path, metadata_path: &str, record: &PlanRecord) -> Result<()> {
-    let path = record_path(project_root, metadata_path);
+    let folder = crate::guard::folder(project_root, &state_dir(project_root, metadata_path))?;
     let text = yaml::to_string(&yaml::to_value(record));
-    super::write_stream_atomic(&path, |out| out.write_all(text.as_bytes()))
+    super::write_stream_atomic(&folder.file("plan.yml")?, |out| {
+        out.write_all(text.as_bytes())
+    })
 }
 
 /// Reads the record: `Ok(None)` when there is none (no `discover` wrote metadata here, or

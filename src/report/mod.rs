@@ -374,10 +374,13 @@ impl Answer {
                 Format::Text => "txt",
             };
             let path = base.with_extension(ext);
-            let written = crate::metadata::write_stream_atomic(&path, |out| {
-                let mut counted = Counted(out, 0);
-                self.write_whole(format, &mut counted)?;
-                Ok(counted.1)
+            // The guard clears the file: inside the root, not through a link out of it.
+            let written = crate::guard::file(&sizing.root, &path).and_then(|target| {
+                crate::metadata::write_stream_atomic(&target, |out| {
+                    let mut counted = Counted(out, 0);
+                    self.write_whole(format, &mut counted)?;
+                    Ok(counted.1)
+                })
             });
             match written {
                 Ok(bytes) => {
