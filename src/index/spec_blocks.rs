@@ -240,6 +240,50 @@ impl SpecCall {
             .filter(|a| a.kind == ArgKind::String)
             .and_then(|a| a.value.as_deref())
     }
+
+    /// The method this group describes, in every spelling RSpec authors use for a method's
+    /// block: `describe '#m'`, `describe "#m"`, `context '#m'`, `describe '.m'`,
+    /// `context '.m'` (a descriptor), or `describe :m` (a name whose kind the caller
+    /// decides). `None` for any other call, or a call without a block.
+    pub fn described_method(&self) -> Option<DescribedMethod<'_>> {
+        self.block?;
+        if !matches!(self.name.as_str(), "describe" | "context") {
+            return None;
+        }
+        if self.receiver.as_deref().is_some_and(|r| r != "RSpec") {
+            return None;
+        }
+        let arg = self.arg.as_ref()?;
+        match arg.kind {
+            ArgKind::String => {
+                let value = arg.value.as_deref()?;
+                let name = value
+                    .strip_prefix('#')
+                    .or_else(|| value.strip_prefix('.'))?;
+                method_name(name).then_some(DescribedMethod::Descriptor(value))
+            }
+            ArgKind::Other if self.name == "describe" => {
+                let name = arg.source.strip_prefix(':')?;
+                method_name(name).then_some(DescribedMethod::Name(name))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How a group names the method it describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescribedMethod<'a> {
+    /// `#name` or `.name`.
+    Descriptor(&'a str),
+    /// `:name`: instance or class method, whichever the class has.
+    Name(&'a str),
+}
+
+/// Whether `name` is a Ruby method name as a spec's descriptor spells it (`call`,
+/// `valid?`, `save!`, `name=`, `[]`, `==`), not an ivar, a global or a phrase.
+fn method_name(name: &str) -> bool {
+    !name.starts_with(['@', '$']) && crate::ruby::simple_symbol(name) && !name.contains(['.', '#'])
 }
 
 /// Parses a spec source and lists its RSpec calls. The walk runs on a thread with a large

@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::index::spec_blocks::{ArgKind, SpecBlocks, SpecCall};
+use crate::index::spec_blocks::{ArgKind, DescribedMethod, SpecBlocks, SpecCall};
 use crate::vocab::OutlineView;
 
 use super::markers;
@@ -273,18 +273,31 @@ fn method_blocks(blocks: &SpecBlocks, marked: &[Range]) -> Vec<Method> {
             continue;
         };
         let marker = marked.iter().find(|r| r.call == index);
-        let descriptor = call.string_arg().filter(|d| method_descriptor(d));
+        // Every spelling of a method's group: `describe`/`context` with `'#m'`, `".m"`,
+        // or `describe :m` (an instance method unless told otherwise).
+        let descriptor = call.described_method().map(|m| match m {
+            DescribedMethod::Descriptor(d) => d.to_string(),
+            DescribedMethod::Name(n) => format!("#{n}"),
+        });
         let (method_id, descriptor, markers) = match (marker, descriptor) {
             (Some(r), d) => (
                 Some(r.method_id.clone()),
-                d.map_or_else(|| descriptor_of(&r.method_id), str::to_string),
+                d.unwrap_or_else(|| descriptor_of(&r.method_id)),
                 true,
             ),
-            (None, Some(d)) if call.name == "describe" => (
-                class_of(blocks, index).map(|class| format!("{class}{d}")),
-                d.to_string(),
-                false,
-            ),
+            (None, Some(d)) => {
+                // A `context '#m'` inside the block of `#m` is part of it.
+                if out.iter().any(|m: &Method| {
+                    m.descriptor == d && m.line < call.line && call.line <= m.end_line
+                }) {
+                    continue;
+                }
+                (
+                    class_of(blocks, index).map(|class| format!("{class}{d}")),
+                    d,
+                    false,
+                )
+            }
             _ => continue,
         };
         out.push(Method {
@@ -300,13 +313,6 @@ fn method_blocks(blocks: &SpecBlocks, marked: &[Range]) -> Vec<Method> {
 }
 
 /// `#name` or `.name` where `name` is a Ruby method name (`#valid?`, `.find_by`, `#[]=`).
-fn method_descriptor(arg: &str) -> bool {
-    let name = arg.strip_prefix('#').or_else(|| arg.strip_prefix('.'));
-    name.is_some_and(|n| {
-        !n.starts_with(['@', '$']) && crate::ruby::simple_symbol(n) && !n.contains(['.', '#'])
-    })
-}
-
 fn descriptor_of(method_id: &str) -> String {
     method_id
         .rfind(['#', '.'])
@@ -857,11 +863,16 @@ end
 17         let(:other)
 18         it { is_expected.to be_empty }"
         );
-        for missing in [
-            "ModMail.create",
-            "Mail#create",
-            "Admin::ModMail#not_a_method_block",
-        ] {
+        // `context '#m'` is a method's block as much as `describe '#m'` is.
+        assert_eq!(
+            outline_of(src, &["Admin::ModMail#not_a_method_block"]).unwrap(),
+            "\
+4-23   RSpec.describe ModMail, type: :model
+5        let(:user)
+6        before
+21-22    context \"#not_a_method_block\"  [Admin::ModMail#not_a_method_block]"
+        );
+        for missing in ["ModMail.create", "Mail#create", "Admin::ModMail#archive"] {
             assert_eq!(
                 outline_of(src, &[missing]).unwrap_err(),
                 format!("No method blocks found for requested method_id(s): {missing}")

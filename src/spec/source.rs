@@ -79,7 +79,21 @@ pub fn indent_of(line: &str) -> usize {
 /// guesses loses code.
 pub fn parse(text: &SpecText) -> Result<SpecBlocks, String> {
     let body = text.body();
+    // A spec Ruby reads as it is needs nothing neutralised (and a `{...}` in it is Ruby's:
+    // `"\u{3042}"`, a hash): only a text that does not parse has its placeholders swapped.
+    let plain = spec_blocks::parse(body.as_bytes());
+    if plain.diagnostics.is_empty() {
+        return Ok(plain);
+    }
     let (neutral, spans) = neutralize(&body);
+    if spans.is_empty() {
+        let first = plain.diagnostics.first();
+        return Err(format!(
+            "spec does not parse as Ruby: line {}: {}",
+            first.map_or(1, |d| d.line),
+            first.map_or("syntax error", |d| d.message.as_str())
+        ));
+    }
     let mut blocks = spec_blocks::parse(neutral.as_bytes());
     if let Some(first) = blocks.diagnostics.first() {
         return Err(format!(
@@ -116,15 +130,22 @@ pub fn parse(text: &SpecText) -> Result<SpecBlocks, String> {
     Ok(blocks)
 }
 
-/// `{NAME}` placeholders (`NAME` upper-case letters, digits and `_`, not after `#`) become
-/// `(NAME)`. Returns the new text and the byte spans that changed.
+/// `{NAME}` placeholders (`NAME` an upper-case letter, then upper-case letters, digits and
+/// `_`; not after `#`, not a `\u{...}` escape) become `(NAME)`. Returns the new text and the
+/// byte spans that changed.
 fn neutralize(text: &str) -> (String, Vec<(usize, usize)>) {
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
     let mut spans = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes.get(i) == Some(&b'{') && (i == 0 || bytes.get(i - 1) != Some(&b'#')) {
+        let after = |back: usize, b: u8| i >= back && bytes.get(i - back) == Some(&b);
+        let escape = after(1, b'u') && after(2, b'\\');
+        if bytes.get(i) == Some(&b'{')
+            && !after(1, b'#')
+            && !escape
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_uppercase)
+        {
             let mut j = i + 1;
             while bytes
                 .get(j)
@@ -195,8 +216,9 @@ pub fn enclosing_describe(
     descriptor: Option<&str>,
 ) -> Option<usize> {
     let line = u32::try_from(line + 1).ok()?;
+    // A `describe`, or a method's group in another spelling (`context '#x'`).
     let holds = |c: &SpecCall| {
-        c.name == "describe"
+        (c.name == "describe" || c.described_method().is_some())
             && c.block
                 .is_some_and(|b| b.open_line < line && line < b.close_line)
     };
@@ -219,17 +241,28 @@ pub fn enclosing_describe(
 /// The method blocks marked with `method_begin`/`method_end`, as the patcher reads them.
 /// Errors are the pipeline patcher's texts.
 pub fn marker_blocks(text: &SpecText, blocks: &SpecBlocks) -> Result<Vec<MethodBlock>, String> {
+    use crate::index::spec_blocks::DescribedMethod;
     let mut found: Vec<MethodBlock> = Vec::new();
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     // The describe calls by string argument, for the markers' `method="#x"` attribute (a
     // scan of every call per marker was quadratic).
-    let mut by_arg: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    // A hand-written `context '#x'` overwritten with a generated body keeps its own line,
+    // so every spelling of a method's group counts (`describe :x` as `#x`).
+    let mut by_arg: std::collections::HashMap<String, Vec<usize>> =
+        std::collections::HashMap::new();
     for (index, c) in blocks.calls.iter().enumerate() {
         if c.name == "describe" {
             if let Some(arg) = c.string_arg() {
-                by_arg.entry(arg).or_default().push(index);
+                by_arg.entry(arg.to_string()).or_default().push(index);
+                continue;
             }
         }
+        match c.described_method() {
+            Some(DescribedMethod::Descriptor(d)) => by_arg.entry(d.to_string()).or_default(),
+            Some(DescribedMethod::Name(n)) => by_arg.entry(format!("#{n}")).or_default(),
+            None => continue,
+        }
+        .push(index);
     }
     let mut i = 0;
     while i < text.lines.len() {
@@ -318,27 +351,63 @@ pub fn describe_blocks(
     wanted: &[(String, String)],
     claimed: &[usize],
 ) -> Vec<MethodBlock> {
-    // The describe calls with a block by their string argument, in order (one scan of the
-    // calls, not one per wanted method).
-    let mut by_arg: std::collections::HashMap<&str, Vec<(usize, &SpecCall)>> =
+    use crate::index::spec_blocks::DescribedMethod;
+    // The method groups by the descriptor they spell, in order (one scan of the calls,
+    // not one per wanted method). `describe :m` names the instance method when it is
+    // wanted, else the class method.
+    let wants = |d: &str| wanted.iter().any(|(_, w)| w == d);
+    let mut by_arg: std::collections::HashMap<String, Vec<(usize, &SpecCall)>> =
         std::collections::HashMap::new();
     for (index, c) in blocks.calls.iter().enumerate() {
-        if c.name == "describe" && c.block.is_some() && !claimed.contains(&index) {
-            if let Some(arg) = c.string_arg() {
-                by_arg.entry(arg).or_default().push((index, c));
-            }
+        if claimed.contains(&index) {
+            continue;
         }
+        let descriptor = match c.described_method() {
+            Some(DescribedMethod::Descriptor(d)) => d.to_string(),
+            Some(DescribedMethod::Name(name)) => {
+                let instance = format!("#{name}");
+                let singleton = format!(".{name}");
+                if !wants(&instance) && wants(&singleton) {
+                    singleton
+                } else {
+                    instance
+                }
+            }
+            None => continue,
+        };
+        by_arg.entry(descriptor).or_default().push((index, c));
     }
     let mut found = Vec::new();
     for (method_id, descriptor) in wanted {
         if crate::ruby::blank(descriptor) {
             continue;
         }
-        for (index, call) in by_arg.get(descriptor.as_str()).into_iter().flatten() {
-            found.extend(block_of(call, *index, method_id, false));
+        let groups = by_arg.get(descriptor.as_str());
+        let groups: Vec<&(usize, &SpecCall)> = groups.into_iter().flatten().collect();
+        for (index, call) in &groups {
+            // A `context '#m'` inside a `describe '#m'` is part of that block, not a
+            // second one.
+            let nested = groups
+                .iter()
+                .any(|(other, _)| other != index && holds(blocks, *other, *index));
+            if !nested {
+                found.extend(block_of(call, *index, method_id, false));
+            }
         }
     }
     found
+}
+
+/// Whether call `outer` is an ancestor of call `inner`.
+fn holds(blocks: &SpecBlocks, outer: usize, inner: usize) -> bool {
+    let mut parent = blocks.calls.get(inner).and_then(|c| c.parent);
+    while let Some(p) = parent {
+        if p == outer {
+            return true;
+        }
+        parent = blocks.calls.get(p).and_then(|c| c.parent);
+    }
+    false
 }
 
 #[cfg(test)]
@@ -358,6 +427,20 @@ mod tests {
         assert!(text("a\r\nb\r\n").crlf());
         assert!(!text("a\nb\r\n").crlf());
         assert!(SpecText::from_bytes(b"\xff\n").is_err());
+    }
+
+    #[test]
+    fn unicode_escapes_and_hashes_are_ruby_not_placeholders() {
+        // `\u{3042}` was read as a placeholder and broke the parse of real specs.
+        for spec in [
+            "describe '#a' do\n  it { expect(x).to eq(\"\\u{3042}\") }\nend\n",
+            "describe '#a' do\n  it { expect(x).to eq(\"\\u{FEFF}\") }\nend\n",
+            "describe '#a' do\n  let(:h) { {A1: 1} }\n  {COMMON_SETUP}\n  it { expect(\"\\u{1F600}\").to be }\nend\n",
+        ] {
+            let blocks = parse(&text(spec)).unwrap_or_else(|e| panic!("{e}: {spec}"));
+            assert_eq!(blocks.calls.first().map(|c| c.name.as_str()), Some("describe"));
+        }
+        assert!(parse(&text("describe '#a' do\n  it { \"\\u{3042\" }\nend\n")).is_err());
     }
 
     #[test]
