@@ -781,7 +781,7 @@ fn no_metadata_writes_nothing_and_debug_writes_the_debug_file() {
     p.run(&["discover", "--no-metadata"]).expect_code(0);
     assert!(!p.exists("tmp"));
     p.run(&["discover", "--debug"]).expect_code(0);
-    insta::assert_snapshot!(p.read("tmp/discovery_debug/app_services_payment_retrier.yml"), @"
+    insta::assert_snapshot!(p.read("tmp/discovery_debug/app_services_payment_retrier.yml"), @r#"
     source_file: app/services/payment_retrier.rb
     waves:
       - wave: 1
@@ -792,9 +792,9 @@ fn no_metadata_writes_nothing_and_debug_writes_the_debug_file() {
         wave: 1
         cross_class_deps:
           - class: Payment
-            methods: [failed?]
+            methods: ["failed?"]
         absorbed_private_methods: []
-    ");
+    "#);
 }
 
 #[test]
@@ -833,6 +833,30 @@ fn every_metadata_file_loads_with_rubys_yaml() {
     // (`normalize_email`, `send_welcome_email`), the plan record, and the whole answer (the
     // one printed is compact).
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "36");
+}
+
+/// PyYAML (YAML 1.1) ends a plain scalar at `?` inside `[...]`: `[Foo#dry_run?]` in
+/// plan.yml made every Python harness fail to read it.
+#[test]
+fn every_yaml_file_written_loads_with_pyyaml() {
+    let Some(python) = crate::util::pyyaml() else {
+        return;
+    };
+    let p = app_on_feature_branch();
+    p.run(&["discover", "--all", "--debug"]).expect_code(0);
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    let script = "import glob, yaml, sys\nfiles = sorted(glob.glob('tmp/**/*.yml', recursive=True))\nfor f in files:\n    with open(f) as h:\n        d = yaml.safe_load(h)\n    assert isinstance(d, dict), f\nprint(len(files))\n";
+    let out = std::process::Command::new(python)
+        .args(["-c", script])
+        .current_dir(p.root())
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "37");
 }
 
 #[test]

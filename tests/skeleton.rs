@@ -483,20 +483,36 @@ fn project_type_is_detected_when_not_configured() {
 }
 
 #[test]
-fn a_new_method_already_in_the_spec_is_a_decision_and_nothing_is_written() {
+fn a_new_methods_generated_block_is_never_a_question() {
+    // The pipeline's own block (it has the markers) is not a conflict: regenerated while
+    // every example still waits for its expectation, kept once one is written.
     let p = project(CHECKOUT);
     write_run(&p, &[], 0);
     let before = p.read(SPEC);
-    insta::assert_snapshot!("new_method_conflict", write_stdout(&p, &[], 2));
+    let answer = write_run(&p, &[], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "replace", "reason": "generated_block_untouched", "status": "replaced"}])
+    );
+    // Regenerating the same block gives the same bytes (no newline is added per run).
     assert_eq!(p.read(SPEC), before);
 
-    // Skip: the file stays byte for byte the same (no newline is added per run).
+    let filled = before.replacen("{EXPECTATION}", "expect(result).to be_charged", 1);
+    p.write(SPEC, &filled);
+    let answer = write_run(&p, &[], 0);
+    assert_eq!(
+        answer["operations"],
+        serde_json::json!([{"method_id": "Checkout#call", "action": "skip", "reason": "generated_block_filled", "status": "skipped"}])
+    );
+    assert_eq!(p.read(SPEC), filled);
+
+    // Skip: the file stays byte for byte the same.
     let answer = write_run(&p, &["--new-conflict", "Checkout#call=skip"], 0);
     assert_eq!(
         answer["operations"],
         serde_json::json!([{"method_id": "Checkout#call", "action": "skip", "reason": "conflict_skip", "status": "skipped"}])
     );
-    assert_eq!(p.read(SPEC), before);
+    assert_eq!(p.read(SPEC), filled);
 
     let text = write_stdout(
         &p,
@@ -508,7 +524,7 @@ fn a_new_method_already_in_the_spec_is_a_decision_and_nothing_is_written() {
         "spec/services/checkout_spec.rb: unchanged\nskipped: Checkout#call (conflict_skip)\n\nRSpec.describe Checkout do\n  describe '#call' do\n    context 'when authenticated' do\n      context 'with saved card' do\n        it 'sends receipt email'\n        it 'charges the card'\n      end\n      context 'without saved card' do\n        it 'returns nil'\n      end\n    end\n    context 'when NOT authenticated' do\n      it 'raises UnauthorizedError'\n    end\n  end\nend\n"
     );
 
-    // Overwrite regenerates the same block: again the same bytes.
+    // Overwrite, asked for: the generated block again, the written expectation gone.
     let answer = write_run(&p, &["--on-new-conflict", "overwrite"], 0);
     assert_eq!(
         answer["operations"],
@@ -1075,6 +1091,112 @@ fn controller_legacy_spec_choice_and_deletion() {
             "Admin::UsersController, type: :request",
             &stdout_of(&p, &[])
         )
+    );
+}
+
+/// A legacy controller spec a person wrote: the contract recommends deleting it, and taking
+/// that deleted 74 lines and 6 examples of a real suite. Delete is offered only when every
+/// example has a counterpart in the request spec, refused when asked for anyway, and an
+/// answer is remembered in the plan record.
+#[test]
+fn a_legacy_controller_spec_with_examples_is_never_deleted() {
+    const LEGACY: &str = "require 'rails_helper'
+
+RSpec.describe Admin::UsersController, type: :controller do
+  describe 'GET #index' do
+    it 'returns success' do
+      get :index
+      expect(response).to be_successful
+    end
+
+    it 'lists the users' do
+      get :index
+      expect(assigns(:users)).to eq([])
+    end
+  end
+
+  it { is_expected.to use_before_action(:require_admin) }
+end
+";
+    let p = controller_project("request");
+    p.write("spec/controllers/admin/users_controller_spec.rb", LEGACY);
+    p.write(
+        "tmp/rspec_scout/plan.yml",
+        "mode: all\nfiles:\n  - source_file: app/controllers/admin/users_controller.rb\n    slug: meta\n    selected: [Admin::UsersController#call]\n",
+    );
+    let answer = write_run(&p, &[], 2);
+    let decision = &answer["decisions"][0];
+    assert_eq!(decision["decision"], "controllers_legacy_cleanup");
+    assert_eq!(decision["recommended_action"], "keep");
+    assert_eq!(decision["context"]["legacy_examples"], 3);
+    assert_eq!(decision["context"]["examples_without_counterpart"], 3);
+    assert_eq!(
+        decision["context"]["examples_lost_by_delete"],
+        serde_json::json!([
+            "returns success",
+            "lists the users",
+            "it { is_expected.to use_before_action(:require_admin) }"
+        ])
+    );
+    let actions: Vec<&str> = decision["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["keep"]);
+    assert!(!p.exists("spec/requests/admin/users_spec.rb"));
+
+    // Asked for anyway: refused, nothing written.
+    let answer = write_run(&p, &["--controllers-legacy", "delete"], 1);
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("refusing to delete spec/controllers/admin/users_controller_spec.rb: 3 of its 3 examples have no counterpart in spec/requests/admin/users_spec.rb"),
+        "{error}"
+    );
+    assert_eq!(
+        p.read("spec/controllers/admin/users_controller_spec.rb"),
+        LEGACY
+    );
+    assert!(!p.exists("spec/requests/admin/users_spec.rb"));
+
+    // Kept: the request spec is written, and the answer is remembered.
+    let answer = write_run(&p, &["--controllers-legacy", "keep"], 0);
+    assert_eq!(
+        answer["deleted_legacy_controller_spec"],
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        p.read("spec/controllers/admin/users_controller_spec.rb"),
+        LEGACY
+    );
+    assert!(p.exists("spec/requests/admin/users_spec.rb"));
+    assert!(p
+        .read("tmp/rspec_scout/plan.yml")
+        .ends_with("decisions:\n  - decision: controllers_legacy_cleanup\n    source_file: app/controllers/admin/users_controller.rb\n    answer: keep\n"));
+    let answer = write_run(&p, &[], 0);
+    assert_eq!(answer["status"], "success");
+
+    // Once every example has a counterpart in the request spec, delete is offered and
+    // recommended (a fresh plan record: nothing remembered).
+    p.write(
+        "tmp/rspec_scout/plan.yml",
+        "mode: all\nfiles:\n  - source_file: app/controllers/admin/users_controller.rb\n    slug: meta\n    selected: [Admin::UsersController#call]\n",
+    );
+    let moved = p.read("spec/requests/admin/users_spec.rb").replacen(
+        "RSpec.describe Admin::UsersController, type: :request do\n",
+        "RSpec.describe Admin::UsersController, type: :request do\n  it 'returns success' do\n  end\n\n  it 'lists   the users' do\n  end\n\n  it { is_expected.to use_before_action(:require_admin) }\n\n",
+        1,
+    );
+    p.write("spec/requests/admin/users_spec.rb", &moved);
+    let answer = write_run(&p, &[], 2);
+    let decision = &answer["decisions"][0];
+    assert_eq!(decision["recommended_action"], "delete", "{decision}");
+    assert_eq!(decision["context"]["examples_without_counterpart"], 0);
+    let answer = write_run(&p, &["--controllers-legacy", "delete"], 0);
+    assert_eq!(
+        answer["deleted_legacy_controller_spec"],
+        "spec/controllers/admin/users_controller_spec.rb"
     );
 }
 

@@ -128,6 +128,26 @@ pub fn ruby() -> Option<PathBuf> {
     found
 }
 
+/// A `python3` with PyYAML, to check that written YAML loads in Python's loader too
+/// (agent harnesses are often Python). When RSPEC_SCOUT_REQUIRE_PYYAML is set (the test
+/// script sets it after installing PyYAML) a missing one fails the test.
+pub fn pyyaml() -> Option<PathBuf> {
+    let found = Command::new("python3")
+        .args(["-c", "import yaml"])
+        .status()
+        .ok()
+        .filter(|s| s.success())
+        .map(|_| PathBuf::from("python3"));
+    if found.is_none() {
+        assert!(
+            std::env::var_os("RSPEC_SCOUT_REQUIRE_PYYAML").is_none(),
+            "RSPEC_SCOUT_REQUIRE_PYYAML is set but python3 cannot import yaml"
+        );
+        eprintln!("note: no python3 with PyYAML; skipping a check against PyYAML");
+    }
+    found
+}
+
 impl Project {
     /// Runs `git` in the project with a fixed identity and dates and no user config, so
     /// commit ids are the same on every machine. Panics when git fails.

@@ -220,11 +220,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let write = !stopped && !options.no_metadata;
     let placed = place_metadata(config, &project_root, &plan, write, options, &mut warnings)?;
     if write {
-        metadata::plan::write(
-            &project_root,
-            &config.metadata_path,
-            &plan_record(mode, base.as_ref(), &plan, &placed),
-        )?;
+        let mut record = plan_record(mode, base.as_ref(), &plan, &placed);
+        // Answers given to questions about a file are not asked again in the next plan.
+        if let Ok(Some(previous)) = metadata::plan::read(&project_root, &config.metadata_path) {
+            record.decisions = previous.decisions;
+        }
+        metadata::plan::write(&project_root, &config.metadata_path, &record)?;
     }
     let mut slugs: Vec<(usize, String)> = placed;
     // The placing's lists (slugs, sharing, the metadata loaded) are garbage: the answer
@@ -332,6 +333,7 @@ fn plan_record(
     placed: &[(usize, String)],
 ) -> metadata::plan::PlanRecord {
     metadata::plan::PlanRecord {
+        decisions: Vec::new(),
         mode: mode.as_str().to_string(),
         base: base.map(|b| metadata::plan::RecordedBase {
             reference: b.reference.clone(),

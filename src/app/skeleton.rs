@@ -73,6 +73,9 @@ pub enum Batch {
     AllMetadata,
 }
 
+/// The plan record's name for the answer to `controllers_legacy_cleanup`.
+const LEGACY_DECISION: &str = "controllers_legacy_cleanup";
+
 /// The answer of `skeleton --stdout` in YAML/JSON.
 #[derive(Debug, Serialize)]
 struct StructureAnswer {
@@ -339,17 +342,13 @@ impl Actions {
         block: &Found,
     ) -> Option<Result<Decision>> {
         match &block.hand {
+            // A block with the pipeline's markers is the pipeline's own: never a question
+            // (regenerated while untouched, kept once an expectation is written).
             None => match self.for_marked(method) {
                 ConflictAction::Beside => Some(Err(usage(&format!(
                     "beside applies only to hand-written blocks: the block of {} has rspec-testing markers (choose overwrite or skip)",
                     method.method_id
                 )))),
-                ConflictAction::Ask if method.new => Some(Ok(materialize::new_method_conflict(
-                    spec_rel,
-                    &method.method_id,
-                    "markers",
-                    None,
-                ))),
                 _ => None,
             },
             Some(hand) => match self.for_hand_written(method) {
@@ -383,6 +382,9 @@ fn conflict_of(action: ConflictAction) -> Conflict {
 /// A selected method's block found in the spec: generated (`hand: None`) or hand-written.
 struct Found {
     hand: Option<HandWritten>,
+    /// Some example of a generated block has its expectation written: the block holds
+    /// work that regenerating it would lose.
+    filled: bool,
 }
 
 impl Write<'_> {
@@ -500,22 +502,65 @@ impl Write<'_> {
 
         // Every decision is asked before any file is touched.
         let mut decisions = Vec::new();
-        if let Some((state, mode)) = &controller {
-            if *mode == ControllerLayout::Request
-                && state.legacy_exists
-                && options.controllers_legacy.is_none()
-            {
-                decisions.push(materialize::controllers_legacy_cleanup(&source_file, state));
-            }
-        }
         let existing = match &spec_target {
             None => None,
             Some(target) => read_spec(target.path()).map_err(|m| self.spec_error(&spec_abs, m))?,
         };
+        // The legacy controller spec: the answer given now, else the one the plan record
+        // remembers; what deleting it would lose decides what is offered.
+        let remembered = metadata::plan::read(self.root, &self.config.metadata_path)
+            .ok()
+            .flatten()
+            .and_then(|r| r.answer(LEGACY_DECISION, &source_file).map(str::to_string))
+            .and_then(|a| LegacySpec::parse(&a));
+        let legacy_choice = options.controllers_legacy.or(remembered);
+        let mut legacy_target = None;
+        if let Some((state, mode)) = &controller {
+            if *mode == ControllerLayout::Request
+                && state.legacy_exists
+                && legacy_choice != Some(LegacySpec::Keep)
+            {
+                let legacy_abs = self.root.join(&state.paths.legacy);
+                let target =
+                    crate::guard::spec_file(&self.config.root, &legacy_abs, &self.config.spec_dir)?;
+                let legacy_text = read_spec(target.path())
+                    .map_err(|m| self.spec_error(&legacy_abs, m))?
+                    .unwrap_or_else(|| SpecText::from_text(""));
+                let loss = materialize::legacy_loss(&legacy_text, existing.as_ref())
+                    .map_err(|m| self.spec_error(&legacy_abs, m))?;
+                match legacy_choice {
+                    None => decisions.push(materialize::controllers_legacy_cleanup(
+                        &source_file,
+                        state,
+                        &loss,
+                    )),
+                    Some(_) if !loss.nothing_lost() => {
+                        return Err(self.spec_error(
+                            &legacy_abs,
+                            format!(
+                                "refusing to delete {}: {} of its {} examples have no counterpart in {} ({}); move them there first, or keep it with --controllers-legacy=keep",
+                                state.paths.legacy,
+                                loss.without_counterpart.len(),
+                                loss.examples,
+                                state.paths.preferred,
+                                loss.without_counterpart.join("; ")
+                            ),
+                        ));
+                    }
+                    Some(_) => legacy_target = Some(target),
+                }
+            }
+        }
+        let mut filled_blocks: Vec<String> = Vec::new();
         if let Some(text) = &existing {
             let found = existing_blocks(text, &selected).map_err(|m| {
                 self.spec_error(&spec_abs, format!("cannot_scan_spec_for_conflicts: {m}"))
             })?;
+            filled_blocks = found
+                .iter()
+                .filter(|(_, b)| b.hand.is_none() && b.filled)
+                .map(|(m, _)| m.method_id.clone())
+                .collect();
             for (method, block) in &found {
                 if let Some(decision) = actions.decision(&spec_rel, method, block) {
                     decisions.push(decision?);
@@ -564,13 +609,25 @@ impl Write<'_> {
         let mut operations = Vec::new();
         for method in &selected {
             let only = [method.method_id.clone()];
+            // A new method's generated block, unanswered: regenerated while untouched,
+            // kept once an expectation is written.
+            let marked = match actions.for_marked(method) {
+                ConflictAction::Ask => {
+                    if filled_blocks.contains(&method.method_id) {
+                        ConflictAction::Skip
+                    } else {
+                        ConflictAction::Overwrite
+                    }
+                }
+                given => given,
+            };
             let request = patch::Request {
                 mode: if method.new {
                     PatchMode::Insert
                 } else {
                     PatchMode::Upsert
                 },
-                conflict: conflict_of(actions.for_marked(method)),
+                conflict: conflict_of(marked),
                 hand_written: conflict_of(actions.for_hand_written(method)),
                 only: &only,
                 class_name: Some(&class_name),
@@ -583,7 +640,15 @@ impl Write<'_> {
                 self.spec_error(&spec_abs, format!("{code}: {e}"))
             })?;
             text = patched;
-            operations.extend(ops);
+            let unasked = actions.for_marked(method) == ConflictAction::Ask;
+            operations.extend(ops.into_iter().map(|mut op| {
+                op.reason = match op.reason {
+                    Some("conflict_skip") if unasked => Some("generated_block_filled"),
+                    Some("conflict_overwrite") if unasked => Some("generated_block_untouched"),
+                    other => other,
+                };
+                op
+            }));
         }
 
         if self.dry_run {
@@ -608,21 +673,21 @@ impl Write<'_> {
         }
 
         let mut deleted = None;
-        if let Some((state, mode)) = &controller {
-            let legacy = &state.paths.legacy;
-            if *mode == ControllerLayout::Request
-                && options.controllers_legacy == Some(LegacySpec::Delete)
-                && legacy != &spec_rel
-                && self.root.join(legacy).exists()
-            {
-                let target = crate::guard::spec_file(
-                    &self.config.root,
-                    &self.root.join(legacy),
-                    &self.config.spec_dir,
-                )?;
-                metadata::remove(&target)?;
-                deleted = Some(legacy.clone());
+        if let (Some((state, _)), Some(target)) = (&controller, &legacy_target) {
+            if state.paths.legacy != spec_rel {
+                metadata::remove(target)?;
+                deleted = Some(state.paths.legacy.clone());
             }
+        }
+        // An answer given now is remembered, so the question is not asked again.
+        if let (Some(choice), Some(_)) = (options.controllers_legacy, &controller) {
+            metadata::plan::remember(
+                self.root,
+                &self.config.metadata_path,
+                LEGACY_DECISION,
+                &source_file,
+                choice.as_str(),
+            )?;
         }
 
         let ids: Vec<String> = selected.iter().map(|m| m.method_id.clone()).collect();
@@ -717,7 +782,33 @@ fn existing_blocks<'a>(
     for method in selected {
         let found = match existing.get(&method.method_id) {
             None => continue,
-            Some(Existing::Marked(_)) => Found { hand: None },
+            Some(Existing::Marked(b)) => {
+                // Untouched: every example of the block still waits for its expectation.
+                let lines = b.open..=b.close;
+                let examples = blocks
+                    .calls
+                    .iter()
+                    .filter(|c| c.is_example())
+                    .filter(|c| {
+                        lines.contains(&usize::try_from(c.line).unwrap_or(1).saturating_sub(1))
+                    })
+                    .count();
+                let waiting = lines
+                    .clone()
+                    .filter(|&i| {
+                        let l = text.line(i).trim();
+                        l == crate::spec::render::EXPECTATION
+                            || l == format!(
+                                "skip '{}'",
+                                crate::spec::placeholders::EXPECTATION_REASON
+                            )
+                    })
+                    .count();
+                Found {
+                    hand: None,
+                    filled: waiting < examples,
+                }
+            }
             Some(Existing::HandWritten(list)) => {
                 let examples = list
                     .iter()
@@ -734,6 +825,7 @@ fn existing_blocks<'a>(
                     })
                     .sum();
                 Found {
+                    filled: true,
                     hand: Some(HandWritten {
                         lines: list
                             .iter()

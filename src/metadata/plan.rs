@@ -21,6 +21,21 @@ pub struct PlanRecord {
     pub base: Option<RecordedBase>,
     /// The files with a metadata file, in plan order.
     pub files: Vec<PlannedFile>,
+    /// Answers to questions about a file that are not asked again (kept when `discover`
+    /// records a new plan).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<RecordedDecision>,
+}
+
+/// An answer given to a question about one source file.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RecordedDecision {
+    /// The question (`controllers_legacy_cleanup`).
+    pub decision: String,
+    /// The source file it is about.
+    pub source_file: String,
+    /// The answer (`keep`).
+    pub answer: String,
 }
 
 /// The base of a recorded plan.
@@ -51,6 +66,14 @@ impl PlanRecord {
         self.files.iter().map(|f| f.selected.len()).sum()
     }
 
+    /// The remembered answer to `decision` about `source_file`.
+    pub fn answer(&self, decision: &str, source_file: &str) -> Option<&str> {
+        self.decisions
+            .iter()
+            .find(|d| d.decision == decision && d.source_file == source_file)
+            .map(|d| d.answer.as_str())
+    }
+
     /// Whether the metadata file named `file_name` (`{slug}.yml`) is one of the plan's.
     pub fn has_slug(&self, slug: &str) -> bool {
         self.files.iter().any(|f| f.slug == slug)
@@ -75,6 +98,35 @@ pub fn write(project_root: &Path, metadata_path: &str, record: &PlanRecord) -> R
     super::write_stream_atomic(&folder.file("plan.yml")?, |out| {
         out.write_all(text.as_bytes())
     })
+}
+
+/// Remembers an answer in the record (read again and written under the folder's lock);
+/// nothing when no plan is recorded.
+pub fn remember(
+    project_root: &Path,
+    metadata_path: &str,
+    decision: &str,
+    source_file: &str,
+    answer: &str,
+) -> Result<()> {
+    let Some(mut record) = read(project_root, metadata_path)? else {
+        return Ok(());
+    };
+    if record.answer(decision, source_file) == Some(answer) {
+        return Ok(());
+    }
+    record
+        .decisions
+        .retain(|d| !(d.decision == decision && d.source_file == source_file));
+    record.decisions.push(RecordedDecision {
+        decision: decision.to_string(),
+        source_file: source_file.to_string(),
+        answer: answer.to_string(),
+    });
+    record
+        .decisions
+        .sort_by(|a, b| (&a.source_file, &a.decision).cmp(&(&b.source_file, &b.decision)));
+    write(project_root, metadata_path, &record)
 }
 
 /// Reads the record: `Ok(None)` when there is none (no `discover` wrote metadata here, or
@@ -121,7 +173,27 @@ pub fn read(project_root: &Path, metadata_path: &str) -> Result<Option<PlanRecor
             selected,
         });
     }
-    Ok(Some(PlanRecord { mode, base, files }))
+    let mut decisions = Vec::new();
+    if let Some(Value::Sequence(items)) = map.get("decisions") {
+        for item in items {
+            let field = |k: &str| text(item.get(k));
+            if let (Some(decision), Some(source_file), Some(answer)) =
+                (field("decision"), field("source_file"), field("answer"))
+            {
+                decisions.push(RecordedDecision {
+                    decision,
+                    source_file,
+                    answer,
+                });
+            }
+        }
+    }
+    Ok(Some(PlanRecord {
+        mode,
+        base,
+        files,
+        decisions,
+    }))
 }
 
 #[cfg(test)]
@@ -143,13 +215,19 @@ mod tests {
                 selected: vec![
                     "Payment#total_with_fee".to_string(),
                     "Payment.for".to_string(),
+                    "Payment#paid?".to_string(),
                 ],
+            }],
+            decisions: vec![RecordedDecision {
+                decision: "controllers_legacy_cleanup".to_string(),
+                source_file: "app/controllers/payments_controller.rb".to_string(),
+                answer: "keep".to_string(),
             }],
         };
         write(dir.path(), "tmp", &record).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("tmp/rspec_scout/plan.yml")).unwrap(),
-            "mode: branch\nbase:\n  ref: main\n  commit: 0123abcd\nfiles:\n  - source_file: app/models/payment.rb\n    slug: app_models_payment\n    selected: [Payment#total_with_fee, Payment.for]\n"
+            "mode: branch\nbase:\n  ref: main\n  commit: 0123abcd\nfiles:\n  - source_file: app/models/payment.rb\n    slug: app_models_payment\n    selected: [Payment#total_with_fee, Payment.for, \"Payment#paid?\"]\ndecisions:\n  - decision: controllers_legacy_cleanup\n    source_file: app/controllers/payments_controller.rb\n    answer: keep\n"
         );
         assert_eq!(read(dir.path(), "tmp").unwrap(), Some(record));
         assert_eq!(read(&dir.path().join("none"), "tmp").unwrap(), None);

@@ -203,35 +203,167 @@ pub fn controllers_dual_specs(source_file: &str, c: &ControllerState) -> Decisio
     }
 }
 
+/// What deleting a legacy controller spec would lose: its examples, and those without a
+/// counterpart in the request spec (an example of the same description, or for an example
+/// without one the same body, outside the generated blocks).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LegacyLoss {
+    /// The examples of the legacy spec.
+    pub examples: usize,
+    /// The descriptions (or first body line) of those without a counterpart, in file order.
+    pub without_counterpart: Vec<String>,
+}
+
+impl LegacyLoss {
+    /// Whether deleting the legacy spec loses nothing.
+    pub fn nothing_lost(&self) -> bool {
+        self.without_counterpart.is_empty()
+    }
+}
+
+/// Compares the examples of a legacy controller spec with those of the request spec
+/// (`None` when it does not exist yet). Errors when either does not parse.
+pub fn legacy_loss(
+    legacy: &super::source::SpecText,
+    request: Option<&super::source::SpecText>,
+) -> Result<LegacyLoss, String> {
+    let legacy_keys = example_keys(legacy, false)?;
+    let request_keys = match request {
+        Some(text) => example_keys(text, true)?,
+        None => Vec::new(),
+    };
+    let without_counterpart = legacy_keys
+        .iter()
+        .filter(|(key, _)| !request_keys.iter().any(|(k, _)| k == key))
+        .map(|(_, shown)| shown.clone())
+        .collect();
+    Ok(LegacyLoss {
+        examples: legacy_keys.len(),
+        without_counterpart,
+    })
+}
+
+/// Each example of a spec as (the key it is compared by, the text a person recognises):
+/// its description, lower-cased with runs of spaces made one; without a description, its
+/// body. With `skip_generated`, examples inside generated (marked) method blocks are left
+/// out: a placeholder is no counterpart of a person's example.
+fn example_keys(
+    text: &super::source::SpecText,
+    skip_generated: bool,
+) -> Result<Vec<(String, String)>, String> {
+    let blocks = super::source::parse(text)?;
+    let generated: Vec<(usize, usize)> = if skip_generated {
+        super::source::marker_blocks(text, &blocks)
+            .unwrap_or_default()
+            .iter()
+            .map(|b| (b.open, b.close))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let squeeze = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    for call in blocks.calls.iter().filter(|c| c.is_example()) {
+        let line = usize::try_from(call.line).unwrap_or(1).saturating_sub(1);
+        if generated
+            .iter()
+            .any(|(open, close)| *open <= line && line <= *close)
+        {
+            continue;
+        }
+        let described = call
+            .arg
+            .as_ref()
+            .map(|a| a.value.clone().unwrap_or_else(|| a.source.clone()));
+        let (key, shown) = match described {
+            Some(d) => (squeeze(&d).to_lowercase(), d),
+            None => {
+                let last = call
+                    .block
+                    .map_or(line, |b| usize::try_from(b.close_line).unwrap_or(1) - 1);
+                let body: Vec<&str> = (line..=last).map(|i| text.line(i).trim()).collect();
+                let body = body.join(" ");
+                (squeeze(&body), squeeze(&body))
+            }
+        };
+        out.push((key, shown));
+    }
+    Ok(out)
+}
+
 /// Request specs are written and a legacy controller spec exists: delete it afterwards?
-pub fn controllers_legacy_cleanup(source_file: &str, c: &ControllerState) -> Decision {
+/// Never recommended when it would lose a person's examples, and offered only when every
+/// example has a counterpart in the request spec (the contract recommends delete always;
+/// taking that deleted hand-written specs).
+pub fn controllers_legacy_cleanup(
+    source_file: &str,
+    c: &ControllerState,
+    loss: &LegacyLoss,
+) -> Decision {
+    let lost = loss.without_counterpart.len();
+    let question = if loss.nothing_lost() {
+        format!(
+            "A legacy controller spec exists under spec/controllers ({}): {} example{}, each with a counterpart in the request spec.\nDo you want to delete it after updating the request spec?",
+            c.paths.legacy,
+            loss.examples,
+            if loss.examples == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "A legacy controller spec exists under spec/controllers ({}): {} example{}, {lost} of them without a counterpart in the request spec ({}).\nIt is kept: deleting it would lose those examples. Move them to the request spec first; delete is offered once none would be lost.",
+            c.paths.legacy,
+            loss.examples,
+            if loss.examples == 1 { "" } else { "s" },
+            c.paths.preferred
+        )
+    };
+    let mut choices = vec![Choice {
+        action: "keep",
+        label: if loss.nothing_lost() {
+            "Keep legacy controller spec (no deletion)"
+        } else {
+            "Keep legacy controller spec (recommended: it holds examples the request spec lacks)"
+        },
+        flag: "--controllers-legacy=keep".to_string(),
+        effects: map(vec![("delete_paths", Value::Sequence(Vec::new()))]),
+    }];
+    if loss.nothing_lost() {
+        choices.push(Choice {
+            action: "delete",
+            label: "Delete legacy controller spec (recommended: every example has a counterpart)",
+            flag: "--controllers-legacy=delete".to_string(),
+            effects: map(vec![(
+                "delete_paths",
+                Value::Sequence(vec![Value::from(c.paths.legacy.as_str())]),
+            )]),
+        });
+    }
     Decision {
         decision: "controllers_legacy_cleanup",
         title: "Rails controller: legacy controller spec cleanup",
-        question: "A legacy controller spec exists under spec/controllers.\nDo you want to delete it after updating the request spec?".to_string(),
-        recommended_action: "delete",
+        question,
+        recommended_action: if loss.nothing_lost() {
+            "delete"
+        } else {
+            "keep"
+        },
         context: map(vec![
             ("file", Value::from(source_file)),
             ("request_spec_path", Value::from(c.paths.preferred.as_str())),
             ("legacy_spec_path", Value::from(c.paths.legacy.as_str())),
+            ("legacy_examples", Value::from(loss.examples)),
+            ("examples_without_counterpart", Value::from(lost)),
+            (
+                "examples_lost_by_delete",
+                Value::Sequence(
+                    loss.without_counterpart
+                        .iter()
+                        .map(|d| Value::from(d.as_str()))
+                        .collect(),
+                ),
+            ),
         ]),
-        choices: vec![
-            Choice {
-                action: "keep",
-                label: "Keep legacy controller spec (no deletion)",
-                flag: "--controllers-legacy=keep".to_string(),
-                effects: map(vec![("delete_paths", Value::Sequence(Vec::new()))]),
-            },
-            Choice {
-                action: "delete",
-                label: "Delete legacy controller spec (recommended)",
-                flag: "--controllers-legacy=delete".to_string(),
-                effects: map(vec![(
-                    "delete_paths",
-                    Value::Sequence(vec![Value::from(c.paths.legacy.as_str())]),
-                )]),
-            },
-        ],
+        choices,
     }
 }
 
@@ -422,6 +554,51 @@ mod tests {
             Some("spec/requests/payments_spec.rb".to_string())
         );
         assert_eq!(controller_paths("app/models/user.rb"), None);
+    }
+
+    #[test]
+    fn a_legacy_spec_loses_the_examples_the_request_spec_lacks() {
+        use super::super::source::SpecText;
+        let legacy = SpecText::from_text(
+            "describe UsersController do\n  describe 'GET #index' do\n    it 'returns   Success' do\n      get :index\n    end\n    it { is_expected.to respond_with(200) }\n  end\n  it 'redirects guests' do\n  end\nend\n",
+        );
+        let request = SpecText::from_text(
+            "RSpec.describe 'Users', type: :request do\n  it 'returns success' do\n    get '/users'\n  end\n  describe '#show' do\n    # rspec-testing:method_begin method=\"#show\" method_id=\"UsersController#show\"\n    it 'redirects guests' do\n      {EXPECTATION}\n    end\n    # rspec-testing:method_end method=\"#show\" method_id=\"UsersController#show\"\n  end\nend\n",
+        );
+        let loss = legacy_loss(&legacy, Some(&request)).unwrap();
+        // `returns success` has a counterpart; the one-liner and the example whose only
+        // match is a generated placeholder do not.
+        assert_eq!(loss.examples, 3);
+        assert_eq!(
+            loss.without_counterpart,
+            [
+                "it { is_expected.to respond_with(200) }",
+                "redirects guests"
+            ]
+        );
+        let none = legacy_loss(&legacy, None).unwrap();
+        assert_eq!(none.without_counterpart.len(), 3);
+        let same = legacy_loss(&legacy, Some(&legacy)).unwrap();
+        assert!(same.nothing_lost());
+
+        let state = ControllerState {
+            paths: controller_paths("app/controllers/users_controller.rb").unwrap(),
+            preferred_exists: true,
+            legacy_exists: true,
+        };
+        let asked =
+            controllers_legacy_cleanup("app/controllers/users_controller.rb", &state, &loss);
+        assert_eq!(asked.recommended_action, "keep");
+        let actions: Vec<&str> = asked.choices.iter().map(|c| c.action).collect();
+        assert_eq!(actions, ["keep"]);
+        assert!(asked
+            .question
+            .contains("3 examples, 2 of them without a counterpart"));
+        let asked =
+            controllers_legacy_cleanup("app/controllers/users_controller.rb", &state, &same);
+        assert_eq!(asked.recommended_action, "delete");
+        let actions: Vec<&str> = asked.choices.iter().map(|c| c.action).collect();
+        assert_eq!(actions, ["keep", "delete"]);
     }
 
     #[test]

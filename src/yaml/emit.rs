@@ -211,7 +211,7 @@ impl<'w> Writer<'w> {
             if count > 0 {
                 self.buf.push_str(", ");
             }
-            push_string_text(&mut self.buf, item.as_ref());
+            push_flow_string_text(&mut self.buf, item.as_ref());
             if self.buf.len() - flow_start + 1 > FLOW_WIDTH {
                 fits = false;
                 break;
@@ -391,7 +391,14 @@ fn flow_sequence(seq: &[Value]) -> Option<String> {
         if as_symbol(item).is_some() {
             return None;
         }
-        parts.push(inline(item)?);
+        match item {
+            Value::String(s) => {
+                let mut text = String::new();
+                push_flow_string_text(&mut text, s);
+                parts.push(text);
+            }
+            _ => parts.push(inline(item)?),
+        }
     }
     let text = format!("[{}]", parts.join(", "));
     (text.len() <= FLOW_WIDTH).then_some(text)
@@ -495,6 +502,18 @@ fn push_string_text(out: &mut String, s: &str) {
         out.push_str(s);
     } else {
         out.push_str(&double_quoted(s));
+    }
+}
+
+/// A string as an item of a flow list (`[a, b]`): as [`string_text`], but quoted when it
+/// holds a `?`. YAML 1.2 and libyaml (Psych) read `[Foo#dry_run?]` as one plain scalar;
+/// PyYAML (YAML 1.1) ends a plain scalar at `?` inside a flow collection and refuses the
+/// file, and agent harnesses written in Python load these files with it.
+fn push_flow_string_text(out: &mut String, s: &str) {
+    if memchr::memchr(b'?', s.as_bytes()).is_some() {
+        out.push_str(&double_quoted(s));
+    } else {
+        push_string_text(out, s);
     }
 }
 
