@@ -100,6 +100,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The analysis a metadata file holds was made for another plan (other methods
+    /// selected): what is written from it would not be what the plan asks for.
+    #[error("stale analysis in {path}: {reason}")]
+    AnalysisStale {
+        /// The metadata file.
+        path: PathBuf,
+        /// What changed.
+        reason: String,
+    },
     /// A write the guard refused: outside the project root, under `.git/`, or a spec or
     /// metadata target that is not a spec or metadata file (`crate::guard`).
     #[error("write refused: {reason}")]
@@ -141,6 +150,7 @@ impl Error {
             Error::Usage { .. } => "USAGE",
             Error::OutsideRoot { .. } => "PATH_OUTSIDE_ROOT",
             Error::WriteRefused { code, .. } => code.as_str(),
+            Error::AnalysisStale { .. } => "ANALYSIS_STALE",
         }
     }
 
@@ -173,6 +183,7 @@ impl Error {
                 format!("the server reads and writes only under {}", root.display())
             }
             Error::WriteRefused { path, .. } => path.display().to_string(),
+            Error::AnalysisStale { reason, .. } => reason.clone(),
         }
     }
 
@@ -221,6 +232,9 @@ impl Error {
             Error::Usage { .. } => "see `rspec-scout --help`".to_string(),
             Error::OutsideRoot { .. } => {
                 "name a path inside the project, relative to its root".to_string()
+            }
+            Error::AnalysisStale { .. } => {
+                "run `rspec-scout analyze --from-metadata` (or `analyze FILE`) so the analysis follows the plan, then run this again".to_string()
             }
             Error::WriteRefused { code: Refusal::OutsideRoot, .. } => {
                 "keep metadata_path relative and inside the project (no `..`, no link out of it), and name targets inside the project root".to_string()

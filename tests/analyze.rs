@@ -364,3 +364,76 @@ fn a_file_that_does_not_parse_is_analyzed_from_what_prism_recovered() {
     );
     assert_eq!(answer["data"]["methods"][0]["name"].as_str(), Some("ok"));
 }
+
+/// The README's example app: `discover --all; analyze --from-metadata; discover; analyze
+/// --from-metadata` served the first analysis (all five of Payment's methods) from the cache
+/// though the branch's plan selects one, and `skeleton` then wrote blocks for all five.
+#[test]
+fn the_cache_follows_the_plans_selection() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.copy_fixture("example_feature");
+    p.commit_all("feature");
+    let methods = |p: &Project| -> Vec<String> {
+        let meta: serde_yaml::Value =
+            serde_yaml::from_str(&p.read("tmp/rspec_metadata/app_models_payment.yml")).unwrap();
+        meta["methods"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    p.run(&["discover", "--all"]).expect_code(0);
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    assert_eq!(methods(&p).len(), 5);
+
+    p.run(&["discover"]).expect_code(0);
+    // Until analyze runs again, status says the analysis is stale and the stages after it
+    // refuse the file.
+    let status = p.run(&["status", "--format", "json"]).expect_code(0);
+    let status: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let payment = status["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["source_file"] == "app/models/payment.rb")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        payment["cache"], "stale (the plan's selection changed)",
+        "{payment}"
+    );
+    for command in ["skeleton", "test-config"] {
+        let run = p
+            .run(&[command, "app/models/payment.rb", "--format", "yaml"])
+            .expect_code(1);
+        assert_eq!(run.yaml()["error_code"], "ANALYSIS_STALE", "{command}");
+    }
+    assert!(!p.exists("spec/models/payment_spec.rb"));
+
+    let run = p
+        .run(&["analyze", "--from-metadata", "--format", "text"])
+        .expect_code(0);
+    assert!(
+        run.stdout.starts_with("app/models/payment.rb\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(methods(&p), ["total_with_fee"]);
+    // The same plan again: now the cache serves it.
+    let run = p
+        .run(&["analyze", "--from-metadata", "--format", "text"])
+        .expect_code(0);
+    assert!(
+        run.stdout.contains("app/models/payment.rb (cached)"),
+        "{}",
+        run.stdout
+    );
+    p.run(&["skeleton", "app/models/payment.rb"]).expect_code(0);
+    let spec = p.read("spec/models/payment_spec.rb");
+    assert!(spec.contains("describe '#total_with_fee'"));
+    assert!(!spec.contains("describe '#refundable?'"), "{spec}");
+}

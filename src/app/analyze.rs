@@ -795,6 +795,7 @@ fn analyze_file(
             inputs: fields::AnalysisInputs {
                 analyzer: shared.analyzer.clone(),
                 rules: shared.rules.clone(),
+                selection: fields::selection_of(existing.as_ref()),
                 files: chain
                     .iter()
                     .map(|link| link.facts.path.as_str())

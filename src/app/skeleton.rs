@@ -148,6 +148,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             .unwrap_or_else(|| metadata_path.display().to_string());
         return Ok(super::analysis_skipped(&shown, reason));
     }
+    // An analysis made for another selection (the plan changed since) would write blocks
+    // for methods the plan does not ask for.
+    if let Some(reason) = metadata::fields::selection_changed(&map) {
+        return Err(Error::AnalysisStale {
+            path: metadata_path.clone(),
+            reason,
+        });
+    }
     let mode = options.mode.unwrap_or_default();
     if options.stdout && mode != Mode::Full {
         let requests = stdout_requests(config, options, &project_root, &map);

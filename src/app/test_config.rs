@@ -60,6 +60,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         metadata::write_atomic(&cleared, &map)?;
         return Ok(with_warnings(skipped(&target, reason), config));
     }
+    if let Some(reason) = metadata::fields::selection_changed(&map) {
+        return Err(Error::AnalysisStale {
+            path: target.path.clone(),
+            reason,
+        });
+    }
     let (project_type, detected) =
         project_type(config, options.project_type, &target.project_root)?;
     let inputs = Inputs {

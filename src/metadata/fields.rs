@@ -125,6 +125,47 @@ pub struct AnalysisInputs {
     pub rules: String,
     /// `(project-relative path, sha256:<hex>)` of each other file read.
     pub files: Vec<(String, String)>,
+    /// The selection it was made for ([`selection_of`]): a plan that selects other methods
+    /// (or the same ones with other modes) needs another analysis.
+    pub selection: String,
+}
+
+/// The selection an analysis is made for, from a metadata file: `sha256:<hex>` of the
+/// selected `methods_to_analyze` entries (name, type, method_mode, in order), or `all`
+/// when the file has no such list (`analyze FILE` without discovery: every public method).
+pub fn selection_of(metadata: Option<&Mapping>) -> String {
+    let Some(Value::Sequence(items)) = metadata.and_then(|m| m.get("methods_to_analyze")) else {
+        return "all".to_string();
+    };
+    let mut text = String::new();
+    for item in items {
+        let Some(m) = item.as_mapping() else {
+            continue;
+        };
+        if m.get("selected").and_then(Value::as_bool) != Some(true) {
+            continue;
+        }
+        for key in ["name", "type", "method_mode"] {
+            text.push_str(m.get(key).and_then(Value::as_str).unwrap_or_default());
+            text.push('\t');
+        }
+        text.push('\n');
+    }
+    super::digest(text.as_bytes())
+}
+
+/// Why the analysis a metadata file holds no longer fits its plan: the selection it was
+/// made for differs from the file's `methods_to_analyze` now (`None` when it fits, or when
+/// no selection was recorded: an analysis another tool wrote).
+pub fn selection_changed(metadata: &Mapping) -> Option<String> {
+    let recorded = metadata
+        .get("analysis_inputs")
+        .and_then(Value::as_mapping)?
+        .get("selection")
+        .and_then(Value::as_str)?;
+    (recorded != selection_of(Some(metadata))).then(|| {
+        "the plan selects other methods than the analysis was made for (run `rspec-scout analyze --from-metadata`)".to_string()
+    })
 }
 
 impl AnalysisInputs {
@@ -159,6 +200,7 @@ impl AnalysisInputs {
             })
             .collect();
         set(&mut map, "files", Value::Sequence(files));
+        set(&mut map, "selection", Value::String(self.selection.clone()));
         Value::Mapping(map)
     }
 
@@ -196,6 +238,9 @@ impl AnalysisInputs {
         }
         if text("rules") != Some(rules) {
             return Err("side_effects rules changed".to_string());
+        }
+        if text("selection") != Some(selection_of(Some(metadata)).as_str()) {
+            return Err("the plan's selection changed".to_string());
         }
         let Some(Value::Sequence(files)) = map.get("files") else {
             return Err("analysis_inputs has no files list".to_string());
