@@ -100,6 +100,19 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A source file with syntax errors: a plan built from what the parser recovered would
+    /// be guesses, so none is written.
+    #[error("{path} does not parse: line {line}: {message}")]
+    Unparsable {
+        /// The source file.
+        path: PathBuf,
+        /// The first error's line.
+        line: u32,
+        /// The first error.
+        message: String,
+        /// How many errors.
+        errors: usize,
+    },
     /// The analysis a metadata file holds was made for another plan (other methods
     /// selected): what is written from it would not be what the plan asks for.
     #[error("stale analysis in {path}: {reason}")]
@@ -151,6 +164,7 @@ impl Error {
             Error::OutsideRoot { .. } => "PATH_OUTSIDE_ROOT",
             Error::WriteRefused { code, .. } => code.as_str(),
             Error::AnalysisStale { .. } => "ANALYSIS_STALE",
+            Error::Unparsable { .. } => "SOURCE_UNPARSABLE",
         }
     }
 
@@ -184,6 +198,11 @@ impl Error {
             }
             Error::WriteRefused { path, .. } => path.display().to_string(),
             Error::AnalysisStale { reason, .. } => reason.clone(),
+            Error::Unparsable { errors, .. } => format!(
+                "{} syntax error{}; the methods and branches the parser recovered may be missing or wrong, so no plan is written from them",
+                errors,
+                if *errors == 1 { "" } else { "s" }
+            ),
         }
     }
 
@@ -232,6 +251,9 @@ impl Error {
             Error::Usage { .. } => "see `rspec-scout --help`".to_string(),
             Error::OutsideRoot { .. } => {
                 "name a path inside the project, relative to its root".to_string()
+            }
+            Error::Unparsable { .. } => {
+                "fix the syntax error (`ruby -c FILE` shows it) and run again; the other files are analyzed".to_string()
             }
             Error::AnalysisStale { .. } => {
                 "run `rspec-scout analyze --from-metadata` (or `analyze FILE`) so the analysis follows the plan, then run this again".to_string()

@@ -346,23 +346,30 @@ fn missing_and_broken_inputs_are_clear_errors() {
 }
 
 #[test]
-fn a_file_that_does_not_parse_is_analyzed_from_what_prism_recovered() {
+fn a_file_that_does_not_parse_is_an_error_not_a_plan() {
+    // prism recovers `ok`, but `broken` swallows the class's end: a plan built from the
+    // recovered tree would be presented as real. The file is an error; others go on.
     let p = Project::new();
     p.write(
         "app/services/half.rb",
         "class Half\n  def ok(x)\n    return nil unless x\n    x\n  end\n\n  def broken(\nend\n",
     );
-    let answer = p
-        .run(&["analyze", "app/services/half.rb"])
-        .expect_code(0)
-        .yaml();
-    let warning = answer["warnings"][0].as_str().unwrap();
-    assert!(warning.starts_with("app/services/half.rb:"), "{warning}");
-    assert!(
-        warning.ends_with("(analyzed from what the parser recovered)"),
-        "{warning}"
+    p.write(
+        "app/services/whole.rb",
+        "class Whole\n  def ok(x)\n    return nil unless x\n    x\n  end\nend\n",
     );
-    assert_eq!(answer["data"]["methods"][0]["name"].as_str(), Some("ok"));
+    let answer = p
+        .run(&["analyze", "app/services/half.rb", "app/services/whole.rb"])
+        .expect_code(1)
+        .yaml();
+    assert_eq!(answer["status"].as_str(), Some("error"));
+    let results = answer["results"].as_sequence().unwrap();
+    assert_eq!(results[0]["status"].as_str(), Some("error"));
+    assert_eq!(results[0]["error_code"].as_str(), Some("SOURCE_UNPARSABLE"));
+    assert_eq!(results[1]["status"].as_str(), Some("success"));
+    assert_eq!(answer["summary"]["errors"].as_u64(), Some(1));
+    assert!(!p.exists("tmp/rspec_metadata/app_services_half.yml"));
+    assert!(p.exists("tmp/rspec_metadata/app_services_whole.yml"));
 }
 
 /// The README's example app: `discover --all; analyze --from-metadata; discover; analyze

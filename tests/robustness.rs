@@ -260,38 +260,64 @@ fn latin1_and_mixed_encodings_parse_with_diagnostics_and_write_utf8_metadata() {
     assert_eq!(mixed["parse"].as_str(), Some("error"));
     assert_eq!(mixed["methods"].as_sequence().unwrap().len(), 2);
 
+    // A file that does not parse is planned from what the parser recovered, and the
+    // answer says so: `status: partial`, the file in `unparsable`, exit code 2.
     let answer = p
         .run(&["discover", "--all", "--no-metadata", "app"])
-        .expect_code(0)
+        .expect_code(2)
         .yaml();
-    assert!(
-        warnings(&answer).contains(&"app/models/mixed.rb:4: invalid multibyte character 0xE9 (1 parse error(s); planned from what the parser recovered)".to_string()),
-        "{answer:?}"
+    assert_eq!(answer["status"].as_str(), Some("partial"));
+    let unparsable: Vec<String> = answer["unparsable"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{} {} ({}) {:?}",
+                f["path"].as_str().unwrap(),
+                f["line"].as_u64().unwrap(),
+                f["message"].as_str().unwrap(),
+                f["errors"].as_u64().unwrap(),
+                f["methods"]
+                    .as_sequence()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m.as_str().unwrap())
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    assert_eq!(
+        unparsable,
+        [
+            "app/models/latin.rb:3 invalid multibyte character 0xE9 (1) [\"Latin#prix\"]",
+            "app/models/mixed.rb:4 invalid multibyte character 0xE9 (1) [\"Mixed#a\", \"Mixed#b\"]"
+        ]
     );
 
+    // analyze does not present a plan built from a recovered parse: the file is an error,
+    // nothing is written for it.
     let answer = p
         .run(&["analyze", "app/models/mixed.rb"])
-        .expect_code(0)
+        .expect_code(1)
         .yaml();
+    assert_eq!(answer["error_code"].as_str(), Some("SOURCE_UNPARSABLE"));
     assert_eq!(
-        warnings(&answer),
-        vec!["app/models/mixed.rb:4: invalid multibyte character 0xE9 (analyzed from what the parser recovered)"]
+        answer["error"].as_str(),
+        Some("app/models/mixed.rb does not parse: line 4: invalid multibyte character 0xE9")
     );
-    // The metadata written from bytes that are not UTF-8 is UTF-8 YAML that loads.
-    let meta = std::fs::read(p.root().join("tmp/rspec_metadata/app_models_mixed.yml")).unwrap();
+    assert!(!p.exists("tmp/rspec_metadata/app_models_mixed.yml"));
+
+    // Valid Latin-1 (a magic comment) is analyzed; its metadata is UTF-8 YAML that loads.
+    p.run(&["analyze", "app/models/declared.rb"]).expect_code(0);
+    let meta = std::fs::read(p.root().join("tmp/rspec_metadata/app_models_declared.yml")).unwrap();
     let text = String::from_utf8(meta).expect("metadata is UTF-8");
-    assert!(text.contains("café"), "{text}");
-    p.run(&[
-        "validate",
-        "--yaml",
-        "tmp/rspec_metadata/app_models_mixed.yml",
-    ])
-    .expect_code(0);
+    assert!(text.contains("class_name: Declared"), "{text}");
     p.run(&[
         "validate",
         "--stage",
         "code-analyzer",
-        "tmp/rspec_metadata/app_models_mixed.yml",
+        "tmp/rspec_metadata/app_models_declared.yml",
     ])
     .expect_code(0);
 }
@@ -401,35 +427,31 @@ fn ten_thousand_nested_blocks_parens_and_ifs_are_diagnostics_not_crashes() {
         );
 
         let run = p.run(&["discover", rel, "--no-metadata", "--allow-red"]);
-        let answer = run.expect_code(0).yaml();
-        let w = warnings(&answer);
-        assert!(
-            w.iter().any(|w| w.starts_with("app/models/deep.rb:")
-                && w.contains("nesting too deep")
-                && w.ends_with("planned from what the parser recovered)")),
-            "{kind}: {w:?}"
-        );
+        let answer = run.expect_code(2).yaml();
+        assert_eq!(answer["status"].as_str(), Some("partial"), "{kind}");
+        let file = &answer["unparsable"][0];
+        assert_eq!(file["path"].as_str(), Some("app/models/deep.rb"), "{kind}");
+        assert_eq!(file["message"].as_str(), Some("nesting too deep"), "{kind}");
         assert!(!p.exists("tmp/rspec_metadata"));
 
         let root = p.root().to_str().unwrap().to_string();
         let answer = p
             .run(&["--root", &root, "analyze", rel])
-            .expect_code(0)
+            .expect_code(1)
             .yaml();
-        let w = warnings(&answer);
-        assert!(
-            w.first()
-                .is_some_and(|w| w.starts_with("app/models/deep.rb:")
-                    && w.contains("nesting too deep")
-                    && w.ends_with("(analyzed from what the parser recovered)")),
-            "{kind}: {w:?}"
+        assert_eq!(
+            answer["error_code"].as_str(),
+            Some("SOURCE_UNPARSABLE"),
+            "{kind}: {answer:?}"
         );
-        let meta = "tmp/rspec_metadata/app_models_deep.yml";
-        p.run(&["validate", "--yaml", meta]).expect_code(0);
-        // Valid metadata; at most the validator's size warning (exit 2), never an error.
-        let run = p.run(&["validate", "--stage", "code-analyzer", meta]);
-        assert!(run.code == 0 || run.code == 2, "{kind}: {run:?}");
-        assert_eq!(run.stdout, "OK\n", "{kind}");
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .ends_with("nesting too deep"),
+            "{kind}: {answer:?}"
+        );
+        assert!(!p.exists("tmp/rspec_metadata/app_models_deep.yml"));
     }
 }
 
@@ -672,17 +694,26 @@ fn syntax_errors_are_diagnostics_and_new_syntax_parses() {
             .filter_map(|m| m["id"].as_str())
             .collect();
         assert_eq!(got, *ids, "case {i}");
-        // Every case analyzes (from what prism recovered) and writes loadable metadata.
-        let answer = p.run(&["analyze", &rel]).expect_code(0).yaml();
-        assert_eq!(answer["status"].as_str(), Some("success"), "case {i}");
-        let w = warnings(&answer);
+        // Clean files analyze; a file with errors is an error naming its first one, and
+        // nothing is written from what the parser recovered.
         if *parse == "error" {
-            assert!(
-                w.iter().any(|w| w.starts_with(&format!("{rel}:"))),
-                "case {i}: {w:?}"
+            let answer = p.run(&["analyze", &rel]).expect_code(1).yaml();
+            assert_eq!(
+                answer["error_code"].as_str(),
+                Some("SOURCE_UNPARSABLE"),
+                "case {i}"
             );
+            let (line, message) = diagnostic.unwrap();
+            assert_eq!(
+                answer["error"].as_str().unwrap(),
+                format!("{rel} does not parse: line {line}: {message}"),
+                "case {i}"
+            );
+            assert!(!p.exists(&format!("tmp/rspec_metadata/app_models_case_{i}.yml")));
         } else {
-            assert!(w.is_empty(), "case {i}: {w:?}");
+            let answer = p.run(&["analyze", &rel]).expect_code(0).yaml();
+            assert_eq!(answer["status"].as_str(), Some("success"), "case {i}");
+            assert!(warnings(&answer).is_empty(), "case {i}: {answer:?}");
         }
     }
 }

@@ -719,13 +719,14 @@ fn analyze_file(
     }
     let mut warnings = Vec::new();
     if facts.diagnostic_count > 0 {
+        // A plan built from what the parser recovered is not presented as a plan.
         let first = facts.diagnostics.first();
-        warnings.push(format!(
-            "{}:{}: {} (analyzed from what the parser recovered)",
-            loc.source_rel,
-            first.map_or(1, |d| d.line),
-            first.map_or("syntax error", |d| d.message.as_str())
-        ));
+        return Work::Failed(Error::Unparsable {
+            path: PathBuf::from(&loc.source_rel),
+            line: first.map_or(1, |d| d.line),
+            message: first.map_or_else(|| "syntax error".to_string(), |d| d.message.clone()),
+            errors: facts.diagnostic_count,
+        });
     }
     let class_name = existing
         .as_ref()

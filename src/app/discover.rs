@@ -17,7 +17,7 @@ use crate::metadata::{self, fields};
 use crate::naming;
 use crate::report::discover::{
     deps_out, kind_str, restrict, shell_word, zone_str, BaseInfo, ByZone, DepOut, DiscoverAnswer,
-    Invocation, Page, SkippedFile, StoppedFile, Summary, Timings,
+    Invocation, Page, SkippedFile, StoppedFile, Summary, Timings, UnparsableFile,
 };
 use crate::report::{millis, Answer, AnswerSize, OnPhase, Sizing};
 use crate::vocab::{ControllerLayout, ControllerPolicy, DiscoverMode as Mode};
@@ -97,6 +97,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         .map_or_else(|| config.root.clone(), |r| r.root().to_path_buf());
     let mut warnings = config.warnings.clone();
     let mut skipped: Vec<SkippedFile> = Vec::new();
+    let mut unparsable: Vec<UnparsableFile> = Vec::new();
     let progress = &options.progress;
 
     // 1. Which files, compared with what.
@@ -163,13 +164,13 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         }
         if source.diagnostic_count() > 0 {
             let first = source.first_diagnostic();
-            warnings.push(format!(
-                "{}:{}: {} ({} parse error(s); planned from what the parser recovered)",
-                source.path,
-                first.map_or(1, |d| d.line),
-                first.map_or("syntax error", |d| d.message.as_str()),
-                source.diagnostic_count()
-            ));
+            unparsable.push(UnparsableFile {
+                path: source.path.clone(),
+                line: first.map_or(1, |d| d.line),
+                message: first.map_or_else(|| "syntax error".to_string(), |d| d.message.clone()),
+                errors: source.diagnostic_count(),
+                methods: Vec::new(),
+            });
         }
         true
     });
@@ -202,6 +203,16 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         }
     }
     warnings.extend(plan.warnings.iter().cloned());
+    for u in &mut unparsable {
+        if let Some(index) = plan.files.iter().position(|f| f.path == u.path) {
+            u.methods = plan
+                .items
+                .iter()
+                .filter(|i| i.file() == index)
+                .map(|i| i.method_id.to_string())
+                .collect();
+        }
+    }
     timings.graph_ms = millis(phase);
     if plan.items.is_empty() {
         return Err(Error::NothingToDo {
@@ -277,6 +288,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         plan,
         Vec::new(),
         skipped,
+        unparsable,
         warnings,
         options,
         timings,
@@ -294,7 +306,15 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     }
     answer.slugs = slugs.into_iter().map(|(_, slug)| slug).collect();
     answer.threads = config.threads;
-    let exit = if stopped { STOP_EXIT } else { 0 };
+    // A file that does not parse is planned from what the parser recovered: the answer
+    // says so (`status: partial`) and so does the exit code (2, warnings for the caller).
+    let exit = if stopped {
+        STOP_EXIT
+    } else if answer.status == "partial" {
+        2
+    } else {
+        0
+    };
     let answer = std::sync::Arc::new(answer);
     let mut result = Answer::streamed_shared(answer.clone(), exit);
     result.stderr.extend(stop_message);
@@ -1158,6 +1178,7 @@ fn build_answer(
     plan: Plan,
     slugs: Vec<String>,
     skipped: Vec<SkippedFile>,
+    unparsable: Vec<UnparsableFile>,
     warnings: Vec<String>,
     options: &Options,
     timings: Timings,
@@ -1168,6 +1189,14 @@ fn build_answer(
     let stopped = !plan.stopped.is_empty();
     let selected = plan.items.iter().filter(|i| i.selected).count();
     let mut next = Vec::new();
+    if let Some(first) = unparsable.first() {
+        next.push(format!(
+            "fix the syntax error at {}:{} ({}), then run discover again",
+            first.path,
+            first.line,
+            crate::report::plural(unparsable.len(), "unparsable file")
+        ));
+    }
     if stopped {
         next.push(format!(
             "split the stopped files, or plan them anyway: {} --allow-red",
@@ -1192,7 +1221,13 @@ fn build_answer(
         },
     };
     DiscoverAnswer {
-        status: if stopped { "stop" } else { "success" },
+        status: if stopped {
+            "stop"
+        } else if unparsable.is_empty() {
+            "success"
+        } else {
+            "partial"
+        },
         reason: stopped.then_some("red_zone_new_code"),
         message: stopped.then(|| stop_message(&plan, zones)),
         stopped_files: plan
@@ -1223,6 +1258,7 @@ fn build_answer(
         plan,
         summary,
         skipped_files: skipped,
+        unparsable,
         warnings,
         next_suggestions: next,
         timings: options.timings.then_some(timings),

@@ -47,6 +47,9 @@ pub struct DiscoverAnswer {
     pub summary: Summary,
     /// Files not planned (deleted, binary, too large, unreadable).
     pub skipped_files: Vec<SkippedFile>,
+    /// Files with syntax errors: planned from what the parser recovered, so their methods
+    /// may be missing or wrong (`status: partial`).
+    pub unparsable: Vec<UnparsableFile>,
     /// Problems that did not stop the run.
     pub warnings: Vec<String>,
     /// What to run next.
@@ -309,6 +312,32 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
+/// One unparsable file as the text answer says it.
+pub fn unparsable_line(f: &UnparsableFile) -> String {
+    format!(
+        "unparsable {}:{}: {} ({}; its {} planned from what the parser recovered)",
+        f.path,
+        f.line,
+        f.message,
+        super::plural(f.errors, "syntax error"),
+        super::plural(f.methods.len(), "method")
+    )
+}
+
+/// A file that does not parse cleanly.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnparsableFile {
+    pub path: String,
+    /// The first error's line.
+    pub line: u32,
+    /// The first error, as Ruby's parser gives it.
+    pub message: String,
+    /// How many errors the parser found.
+    pub errors: usize,
+    /// The method ids of the file that are in the plan (as recovered).
+    pub methods: Vec<String>,
+}
+
 /// Milliseconds per phase.
 #[derive(Debug, Serialize, Default, Clone)]
 pub struct Timings {
@@ -480,7 +509,7 @@ impl DiscoverAnswer {
         render_started: Instant,
     ) -> Result<S::Ok, S::Error> {
         let plan = &self.plan;
-        let mut s = serializer.serialize_struct("DiscoverAnswer", 17)?;
+        let mut s = serializer.serialize_struct("DiscoverAnswer", 18)?;
         s.serialize_field("status", self.status)?;
         match &self.reason {
             Some(reason) => s.serialize_field("reason", reason)?,
@@ -527,6 +556,11 @@ impl DiscoverAnswer {
             s.skip_field("skipped_files")?;
         } else {
             s.serialize_field("skipped_files", &self.skipped_files)?;
+        }
+        if self.unparsable.is_empty() {
+            s.skip_field("unparsable")?;
+        } else {
+            s.serialize_field("unparsable", &self.unparsable)?;
         }
         s.serialize_field("warnings", &self.warnings)?;
         s.serialize_field("next_suggestions", &self.next_suggestions)?;
@@ -641,6 +675,17 @@ impl DiscoverAnswer {
                 y.str(&mut m, "reason", &f.reason)?;
             }
         }
+        if !self.unparsable.is_empty() {
+            let level = y.seq(&mut top, "unparsable", false)?.unwrap_or(2);
+            for f in &self.unparsable {
+                let mut m = y.item(level);
+                y.str(&mut m, "path", &f.path)?;
+                y.num(&mut m, "line", f.line as usize);
+                y.str(&mut m, "message", &f.message)?;
+                y.num(&mut m, "errors", f.errors);
+                y.strings(&mut m, "methods", f.methods.iter())?;
+            }
+        }
         y.strings(&mut top, "warnings", self.warnings.iter())?;
         y.strings(&mut top, "next_suggestions", self.next_suggestions.iter())?;
         if let Some(t) = self.timings_now(render_started) {
@@ -751,6 +796,9 @@ impl DiscoverAnswer {
         );
         for f in &self.skipped_files {
             let _ = writeln!(out, "skipped {}: {}", f.path, f.reason);
+        }
+        for f in &self.unparsable {
+            let _ = writeln!(out, "{}", unparsable_line(f));
         }
         for w in &self.warnings {
             let _ = writeln!(out, "warning: {w}");
@@ -888,6 +936,8 @@ struct CompactSummary<'a> {
     summary: &'a Summary,
     metadata_files: usize,
     skipped_files: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    unparsable_files: usize,
     warnings: usize,
 }
 
@@ -903,6 +953,8 @@ struct CompactDiscover<'a> {
     stopped_files: &'a [StoppedFile],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     suggestions: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unparsable: &'a [UnparsableFile],
     mode: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     base: Option<&'a BaseInfo>,
@@ -997,6 +1049,11 @@ impl DiscoverAnswer {
                 message: self.message.as_deref(),
                 stopped_files: &self.stopped_files,
                 suggestions: &self.suggestions,
+                // The first ten; the whole answer has them all.
+                unparsable: self
+                    .unparsable
+                    .get(..self.unparsable.len().min(10))
+                    .unwrap_or_default(),
                 mode: self.mode,
                 base: self.base.as_ref(),
                 full_answer: FullAnswerOut::of(whole),
@@ -1005,6 +1062,7 @@ impl DiscoverAnswer {
                     summary: &self.summary,
                     metadata_files: self.metadata_files,
                     skipped_files: self.skipped_files.len(),
+                    unparsable_files: self.unparsable.len(),
                     warnings: self.warnings.len(),
                 },
                 method_waves: waves
@@ -1159,6 +1217,16 @@ fn compact_text(c: &CompactDiscover<'_>, whole: &super::Whole) -> String {
             out,
             "{} skipped (listed in the whole answer)",
             super::plural(c.summary.skipped_files, "file")
+        );
+    }
+    for f in c.unparsable {
+        let _ = writeln!(out, "{}", unparsable_line(f));
+    }
+    if c.summary.unparsable_files > c.unparsable.len() {
+        let _ = writeln!(
+            out,
+            "... {} more unparsable (in the whole answer)",
+            super::plural(c.summary.unparsable_files - c.unparsable.len(), "file")
         );
     }
     for w in c.warnings {
@@ -1316,6 +1384,15 @@ mod tests {
             skipped_files: vec![SkippedFile {
                 path: "app/x.rb".to_string(),
                 reason: "binary file: 2024-01-01".to_string(),
+            }],
+            unparsable: vec![UnparsableFile {
+                path: "app/y.rb".to_string(),
+                line: 3,
+                message:
+                    "unexpected end-of-input; expected an `end` to close the `class` statement"
+                        .to_string(),
+                errors: 2,
+                methods: vec!["Y#ok?".to_string(), "Y.all".to_string()],
             }],
             warnings: vec!["yes".to_string(), "a: b".to_string()],
             next_suggestions: Vec::new(),
