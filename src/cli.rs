@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand};
 
 use rspec_scout::vocab::{
     AnswerSize, ConflictAction, ControllerLayout, ControllerPolicy, Format, LegacySpec,
-    OutlineView, Placeholders, Progress, ProjectType, SkeletonMode, Stage, TestLevel,
+    OutlineView, Placeholders, Progress, ProjectType, SkeletonMode, Stage, TestFrameworkChoice,
+    TestLevel,
 };
 
 /// Tells an RSpec test-writing pipeline what to test in a Ruby/Rails codebase, in which
@@ -47,7 +48,9 @@ pub struct TopLevel {
     /// directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Output format (yaml: the agent contract; text: for people).
+    /// Output format [default: yaml, the agent contract; text for `validate`, `outline`,
+    /// `strip-markers` and `skeleton --stdout`, whose answer is a document]. text is for
+    /// people.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Config file (default: .rspec-scout.yml at the root). Keys: include, exclude, base,
@@ -79,7 +82,9 @@ pub struct Common {
     /// directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Output format (yaml: the agent contract; text: for people).
+    /// Output format [default: yaml, the agent contract; text for `validate`, `outline`,
+    /// `strip-markers` and `skeleton --stdout`, whose answer is a document]. text is for
+    /// people.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Config file (default: .rspec-scout.yml at the root). Keys: include, exclude, base,
@@ -96,7 +101,7 @@ pub struct Common {
 /// The options of commands that only read and print one file.
 #[derive(Debug, Args, Default, Clone)]
 pub struct Output {
-    /// Output format (text by default: what the pipeline's script printed).
+    /// Output format [default: text, what the pipeline's script printed].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Nothing on stderr but errors.
@@ -139,9 +144,9 @@ pub enum Command {
         rspec-scout analyze --from-metadata --format text")]
     Analyze(AnalyzeArgs),
     /// Decides test_config (test level, isolation, confidence, decision trace) per method.
-    #[command(
-        after_help = "Example:\n  rspec-scout test-config app/services/payment_processor.rb"
-    )]
+    #[command(after_help = "Examples:\n  \
+        rspec-scout test-config app/services/payment_processor.rb\n  \
+        rspec-scout test-config --format text        every analyzed file of the last plan")]
     TestConfig(TestConfigArgs),
     /// Metadata -> RSpec describe/context/it skeleton; creates or patches the spec file
     /// (every analyzed file of the plan without METADATA).
@@ -266,9 +271,13 @@ pub struct AnalyzeArgs {
 /// `test-config` arguments.
 #[derive(Debug, Args)]
 pub struct TestConfigArgs {
-    /// The metadata file (or a source file, whose metadata is found).
+    /// The metadata file (or a source file, whose metadata is found). Without it: every
+    /// analyzed file of the last plan (every analyzed metadata file with --all-metadata).
     #[arg(value_name = "FILE")]
-    pub metadata: PathBuf,
+    pub metadata: Option<PathBuf>,
+    /// Without FILE: every analyzed metadata file, not only the last plan's.
+    #[arg(long, conflicts_with = "metadata")]
+    pub all_metadata: bool,
     /// Project type (default: the pipeline config, else detected from the Gemfile).
     #[arg(long, value_enum)]
     pub project_type: Option<ProjectType>,
@@ -277,6 +286,14 @@ pub struct TestConfigArgs {
     pub low_confidence: Option<TestLevel>,
     #[command(flatten)]
     pub common: Common,
+    /// Progress of a run over the plan: a bar on a terminal after half a second (auto),
+    /// nothing, or JSON lines.
+    #[arg(long, value_enum)]
+    pub progress: Option<Progress>,
+    /// Answers over answer_limit: compact, the full answer in a file (auto); always whole
+    /// (full); always compact.
+    #[arg(long, value_enum)]
+    pub answer: Option<AnswerSize>,
 }
 
 /// `skeleton` arguments.
@@ -315,6 +332,10 @@ pub struct SkeletonArgs {
     /// What to do with a legacy controller spec when writing request specs.
     #[arg(long, value_enum)]
     pub controllers_legacy: Option<LegacySpec>,
+    /// Write RSpec specs though the project tests with Minitest only (the answer to a
+    /// `test_framework` decision; remembered in the plan record).
+    #[arg(long, value_enum, value_name = "FRAMEWORK")]
+    pub test_framework: Option<TestFrameworkChoice>,
     /// Default for new methods whose block already exists in the spec.
     #[arg(long, value_parser = actions(&["ask", "overwrite", "skip"]))]
     pub on_new_conflict: Option<ConflictAction>,

@@ -22,6 +22,7 @@ pub mod mcp;
 pub mod memory;
 pub mod metadata;
 pub mod naming;
+pub mod project;
 pub mod report;
 pub mod ruby;
 pub mod spec;

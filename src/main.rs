@@ -196,7 +196,15 @@ impl Opts {
                     threads: None,
                 },
             ),
-            Command::TestConfig(a) => (&a.common, None, Long::default()),
+            Command::TestConfig(a) => (
+                &a.common,
+                None,
+                Long {
+                    progress: a.progress,
+                    answer: a.answer,
+                    threads: None,
+                },
+            ),
             Command::Validate(a) => (&a.common, None, Long::default()),
             Command::Prune(a) => (&a.common, None, Long::default()),
             Command::Outline(a) => (&none, Some(&a.output), Long::default()),
@@ -220,12 +228,13 @@ impl Opts {
     }
 }
 
-/// The commands that replace a pipeline script print what the script printed.
+/// YAML, the agent contract, for every answer that is data; text for the commands whose
+/// answer is a document a person reads (the validator's lines, an outline, the skeleton
+/// printed with `--stdout`, strip-markers' `OK`), as the pipeline's scripts print them.
 fn default_format(command: &Command) -> Format {
     match command {
         Command::Validate(_) | Command::Outline(_) | Command::StripMarkers(_) => Format::Text,
         Command::Skeleton(args) if args.stdout => Format::Text,
-        Command::TestConfig(_) | Command::Skeleton(_) => Format::Json,
         _ => Format::Yaml,
     }
 }
@@ -278,9 +287,16 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
         Command::TestConfig(a) => app::test_config::run(
             &config,
             &app::test_config::Options {
-                metadata: a.metadata.clone(),
+                metadata: a.metadata.clone().unwrap_or_default(),
+                batch: match (&a.metadata, a.all_metadata) {
+                    (Some(_), _) => None,
+                    (None, false) => Some(app::over_plan::Batch::Plan),
+                    (None, true) => Some(app::over_plan::Batch::AllMetadata),
+                },
                 project_type: a.project_type,
                 low_confidence: a.low_confidence,
+                progress: progress.clone(),
+                answer,
             },
         ),
         Command::Skeleton(a) => app::skeleton::run(
@@ -299,6 +315,8 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
                 controllers_policy: a.controllers_policy,
                 controllers_choice: a.controllers_choice,
                 controllers_legacy: a.controllers_legacy,
+                test_framework: a.test_framework,
+                test_framework_settled: false,
                 on_new_conflict: a.on_new_conflict,
                 new_conflict: a.new_conflict.clone(),
                 on_hand_written: a.on_hand_written,

@@ -329,6 +329,16 @@ words! {
 }
 
 words! {
+    /// The test framework specs are written for, when the project's own setup says
+    /// another (`skeleton --test-framework`): rspec-scout writes RSpec only, so the one
+    /// answer is to write RSpec anyway.
+    pub enum TestFrameworkChoice {
+        /// Write RSpec specs though the project tests with Minitest.
+        Rspec = "rspec",
+    }
+}
+
+words! {
     /// What to do with a method whose block already exists in the spec.
     pub enum ConflictAction {
         /// Stop with a decision (`new_method_conflict` or `hand_written_block`).

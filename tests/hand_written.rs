@@ -527,7 +527,12 @@ fn every_hand_written_shape_keeps_its_bytes_under_every_choice() {
         for (choice, args) in choices {
             let case = format!("{} / {choice}", shape.name);
             p.write(SPEC, shape.text);
-            let mut all = vec!["skeleton", "tmp/rspec_metadata/story.yml"];
+            let mut all = vec![
+                "skeleton",
+                "tmp/rspec_metadata/story.yml",
+                "--format",
+                "json",
+            ];
             all.extend_from_slice(args);
             let run = p.run(&all);
             let after = std::fs::read_to_string(p.root().join(SPEC)).unwrap();

@@ -126,7 +126,7 @@ fn test_config_on_a_missing_source_says_no_such_file() {
     let p = Project::new();
     p.write("app/models/user.rb", "class User\n  def admin?; end\nend\n");
     let run = p
-        .run(&["test-config", "app/models/nosuch.rb"])
+        .run(&["test-config", "app/models/nosuch.rb", "--format", "json"])
         .expect_code(1);
     insta::assert_snapshot!(run.stdout, @r#"
     {
@@ -139,7 +139,9 @@ fn test_config_on_a_missing_source_says_no_such_file() {
     }
     "#);
     // An existing source without metadata: that is what is missing.
-    let run = p.run(&["test-config", "app/models/user.rb"]).expect_code(1);
+    let run = p
+        .run(&["test-config", "app/models/user.rb", "--format", "json"])
+        .expect_code(1);
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(answer["error_code"], "METADATA_NOT_FOUND");
     assert_eq!(
@@ -174,7 +176,7 @@ fn each_command_help_has_an_example_and_only_its_options() {
 
     Options:
           --format <FORMAT>
-              Output format (text by default: what the pipeline's script printed)
+              Output format [default: text, what the pipeline's script printed]
 
               Possible values:
               - yaml: YAML
@@ -203,7 +205,7 @@ fn each_command_help_has_an_example_and_only_its_options() {
     ] {
         let text = help(command);
         assert!(text.contains("\nExample"), "{command}: {text}");
-        let long = ["discover", "analyze", "status", "skeleton"].contains(&command);
+        let long = ["discover", "analyze", "status", "skeleton", "test-config"].contains(&command);
         assert_eq!(text.contains("--progress"), long, "{command}");
         assert_eq!(text.contains("--answer"), long, "{command}");
         let parallel = ["discover", "analyze", "symbols"].contains(&command);

@@ -920,7 +920,7 @@ fn hostile_metadata_is_an_error_naming_the_file_and_is_never_changed() {
         assert!(run.stderr.contains(validate_says), "{name}: {}", run.stderr);
 
         for command in ["test-config", "skeleton"] {
-            let run = p.run(&[command, &rel]).expect_code(1);
+            let run = p.run(&[command, &rel, "--format", "json"]).expect_code(1);
             let answer: serde_json::Value = serde_json::from_str(&run.stdout)
                 .unwrap_or_else(|e| panic!("{name} {command}: {e}\n{}", run.stdout));
             assert_eq!(answer["error_code"], "METADATA_INVALID", "{name} {command}");
@@ -1071,8 +1071,12 @@ fn wrong_types_in_well_formed_metadata_are_validator_messages() {
         Some(false)
     );
     for command in ["test-config", "skeleton"] {
-        let answer: serde_json::Value =
-            serde_json::from_str(&p.run(&[command, rel]).expect_code(1).stdout).unwrap();
+        let answer: serde_json::Value = serde_json::from_str(
+            &p.run(&[command, rel, "--format", "json"])
+                .expect_code(1)
+                .stdout,
+        )
+        .unwrap();
         assert_eq!(answer["error_code"], "METADATA_INVALID", "{command}");
         assert!(answer["error"].as_str().unwrap().contains(rel), "{command}");
     }
@@ -1328,9 +1332,18 @@ fn paths_with_spaces_and_unicode_go_through_every_stage() {
     let answer = p.run(&["status", rel]).expect_code(0).yaml();
     assert_eq!(answer["files"][0]["source_file"].as_str(), Some(rel));
     assert_eq!(answer["files"][0]["cache"].as_str(), Some("valid"));
-    p.run(&["test-config", meta, "--project-type", "service"])
+    p.run(&[
+        "test-config",
+        meta,
+        "--project-type",
+        "service",
+        "--format",
+        "json",
+    ])
+    .expect_code(0);
+    let run = p
+        .run(&["skeleton", meta, "--format", "json"])
         .expect_code(0);
-    let run = p.run(&["skeleton", meta]).expect_code(0);
     assert!(p.exists("spec/models/café order_spec.rb"), "{}", run.stdout);
 }
 

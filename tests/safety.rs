@@ -259,3 +259,102 @@ fn a_metadata_target_must_be_a_metadata_file() {
     assert_eq!(error_code(&run), "NOT_A_METADATA_FILE", "{}", run.stdout);
     assert_eq!(p.read("config/settings.yml"), before);
 }
+
+/// A Rails app tested with Minitest: writing RSpec specs that require a `rails_helper` that
+/// does not exist (318 of them on a real app) is the owner's call, asked once.
+#[test]
+fn a_minitest_app_is_asked_before_any_spec_is_written() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.write(
+        "Gemfile",
+        "source 'https://rubygems.org'\ngem 'rails', '~> 7.1'\n",
+    );
+    p.write(
+        "Gemfile.lock",
+        "GEM\n  remote: https://rubygems.org/\n  specs:\n    minitest (5.25.1)\n    rails (7.1.3)\n\nDEPENDENCIES\n  rails (~> 7.1)\n",
+    );
+    p.write("test/test_helper.rb", "require 'rails/test_help'\n");
+    p.write(
+        "test/models/payment_test.rb",
+        "require 'test_helper'\n\nclass PaymentTest < ActiveSupport::TestCase\n  test 'refundable' do\n    assert Payment.new.refundable?\n  end\nend\n",
+    );
+    p.init_repo();
+    p.run(&["discover", "--all"]).expect_code(0);
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    for args in [
+        &["skeleton"][..],
+        &["skeleton", "app/models/payment.rb"][..],
+    ] {
+        let answer = p
+            .run(&[args, &["--format", "yaml"]].concat())
+            .expect_code(2)
+            .yaml();
+        assert_eq!(
+            answer["status"].as_str(),
+            Some("needs_decision"),
+            "{args:?}"
+        );
+        let decision = &answer["decisions"][0];
+        assert_eq!(decision["decision"].as_str(), Some("test_framework"));
+        assert_eq!(decision["recommended_action"].as_str(), Some("stop"));
+        let question = decision["question"].as_str().unwrap();
+        assert!(question.starts_with("This project tests with Minitest (1 *_test.rb file under test/, test/test_helper.rb exists)"), "{question}");
+        assert_eq!(
+            decision["choices"][0]["flag"].as_str(),
+            Some("--test-framework=rspec")
+        );
+    }
+    assert!(!p.exists("spec"));
+    // `--stdout` writes nothing and asks nothing.
+    p.run(&["skeleton", "app/models/payment.rb", "--stdout"])
+        .expect_code(0);
+
+    // Answered once, remembered: the next run asks nothing.
+    p.run(&[
+        "skeleton",
+        "app/models/payment.rb",
+        "--test-framework",
+        "rspec",
+    ])
+    .expect_code(0);
+    assert!(p.exists("spec/models/payment_spec.rb"));
+    p.run(&["skeleton", "app/models/user.rb"]).expect_code(0);
+    assert!(p.exists("spec/models/user_spec.rb"));
+}
+
+/// The pipeline's placeholders are not Ruby: a hand-written spec patched with them stops
+/// loading until the spec-writer fills them. The answer says so and names the way out.
+#[test]
+fn patching_a_hand_written_spec_with_placeholders_says_it_stops_loading() {
+    let p = analyzed_app();
+    let hand = "require 'rails_helper'\n\nRSpec.describe Payment do\n  it 'has an amount' do\n    expect(Payment.new(amount_cents: 1).amount_cents).to eq(1)\n  end\nend\n";
+    p.write("spec/models/payment_spec.rb", hand);
+    let answer = p
+        .run(&["skeleton", "app/models/payment.rb", "--format", "yaml"])
+        .expect_code(0)
+        .yaml();
+    let warnings: Vec<&str> = answer["warnings"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["spec/models/payment_spec.rb holds 1 hand-written example and now the pipeline's placeholders ({EXPECTATION}, ...): it does not load until they are filled; `--placeholders pending` writes Ruby that runs instead"]
+    );
+    p.write("spec/models/payment_spec.rb", hand);
+    let answer = p
+        .run(&[
+            "skeleton",
+            "app/models/payment.rb",
+            "--placeholders",
+            "pending",
+            "--format",
+            "yaml",
+        ])
+        .expect_code(0)
+        .yaml();
+    assert!(answer["warnings"].is_null(), "{answer:?}");
+}

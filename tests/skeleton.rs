@@ -399,6 +399,8 @@ fn generator_errors_keep_the_pipeline_wording() {
             "tmp/rspec_metadata/meta.yml",
             "--shared-examples-threshold",
             "1",
+            "--format",
+            "json",
         ])
         .expect_code(1);
     assert_eq!(
@@ -412,9 +414,13 @@ fn generator_errors_keep_the_pipeline_wording() {
 const SPEC: &str = "spec/services/checkout_spec.rb";
 
 /// Runs `skeleton` (writing the spec); stdout is the JSON answer.
+/// `skeleton` on the test's metadata; the answer in JSON unless `args` name a format.
 fn write_stdout(p: &Project, args: &[&str], code: i32) -> String {
     let mut all = vec!["skeleton", "tmp/rspec_metadata/meta.yml"];
     all.extend_from_slice(args);
+    if !args.contains(&"--format") {
+        all.extend(["--format", "json"]);
+    }
     p.run(&all).expect_code(code).stdout
 }
 
@@ -1269,7 +1275,9 @@ fn a_source_file_argument_finds_its_metadata() {
         run.stdout,
         stdout_of(&project(CHECKOUT), &["--mode", "outline"])
     );
-    let run = p.run(&["skeleton", "app/services/other.rb"]).expect_code(1);
+    let run = p
+        .run(&["skeleton", "app/services/other.rb", "--format", "json"])
+        .expect_code(1);
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(answer["error_code"], "SOURCE_NOT_FOUND");
     p.write(
@@ -1279,7 +1287,9 @@ fn a_source_file_argument_finds_its_metadata() {
 end
 ",
     );
-    let run = p.run(&["skeleton", "app/services/other.rb"]).expect_code(1);
+    let run = p
+        .run(&["skeleton", "app/services/other.rb", "--format", "json"])
+        .expect_code(1);
     let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(answer["error_code"], "METADATA_NOT_FOUND");
 }
@@ -1406,7 +1416,10 @@ automation:
 ";
     p.write(meta, skipped);
     for target in [meta, "app/models/payment.rb"] {
-        let answer = p.run(&["skeleton", target]).expect_code(0).yaml();
+        let answer = p
+            .run(&["skeleton", target, "--format", "json"])
+            .expect_code(0)
+            .yaml();
         assert_eq!(answer["status"].as_str(), Some("skipped"), "{target}");
         assert_eq!(answer["metadata"].as_str(), Some(meta));
         assert_eq!(
@@ -1415,7 +1428,10 @@ automation:
         );
     }
     // Every metadata file at once: the same skip, in the same words.
-    let batch = p.run(&["skeleton", "--all-metadata"]).expect_code(0).yaml();
+    let batch = p
+        .run(&["skeleton", "--all-metadata", "--format", "json"])
+        .expect_code(0)
+        .yaml();
     assert_eq!(batch["results"][0]["status"].as_str(), Some("skipped"));
     assert_eq!(
         batch["results"][0]["skip_reason"].as_str(),
@@ -1427,6 +1443,8 @@ automation:
     // Without a recorded skip, the same metadata is still invalid.
     let unexplained = skipped.replace("  code_analyzer_skipped: true\n", "");
     p.write(meta, &unexplained);
-    let run = p.run(&["skeleton", meta]).expect_code(1);
+    let run = p
+        .run(&["skeleton", meta, "--format", "json"])
+        .expect_code(1);
     assert!(run.stderr.contains("(METADATA_INVALID)"), "{}", run.stderr);
 }

@@ -150,12 +150,21 @@ fn colliding_slugs_give_each_file_its_own_metadata() {
                 "rails",
                 "--low-confidence",
                 "request",
+                "--format",
+                "json",
             ])
             .expect_code(0);
         let config: serde_json::Value = serde_json::from_str(&config.stdout).unwrap();
         assert_eq!(config["status"], "success", "{source}");
         let skeleton = p
-            .run(&["skeleton", source, "--project-type", "rails"])
+            .run(&[
+                "skeleton",
+                source,
+                "--project-type",
+                "rails",
+                "--format",
+                "json",
+            ])
             .expect_code(0);
         let skeleton: serde_json::Value = serde_json::from_str(&skeleton.stdout).unwrap();
         assert_eq!(skeleton["status"], "success", "{source}");

@@ -226,13 +226,27 @@ fn writes_the_decisions_and_keeps_every_other_key_in_order() {
     let p = Project::new();
     p.write(META, PAYMENT);
     let run = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(0);
     assert_eq!((run.stdout.as_str(), run.stderr.as_str()), (SUCCESS, ""));
     assert_eq!(p.read(META), PAYMENT_DONE);
     // Running again gives the same file.
-    p.run(&["test-config", META, "--project-type", "rails"])
-        .expect_code(0);
+    p.run(&[
+        "test-config",
+        META,
+        "--project-type",
+        "rails",
+        "--format",
+        "json",
+    ])
+    .expect_code(0);
     assert_eq!(p.read(META), PAYMENT_DONE);
     // The result passes the spec-writer stage's test_config checks.
     p.write(
@@ -259,6 +273,8 @@ fn a_source_file_finds_its_metadata() {
             "app/models/payment.rb",
             "--project-type",
             "rails",
+            "--format",
+            "json",
         ])
         .expect_code(0);
     assert_eq!(run.stdout, SUCCESS);
@@ -270,7 +286,14 @@ fn low_confidence_needs_a_decision_and_writes_nothing() {
     let p = Project::new();
     p.write(META, CONTROLLER);
     let run = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(2);
     assert_eq!(
         (run.stdout.as_str(), run.stderr.as_str()),
@@ -286,6 +309,8 @@ fn low_confidence_needs_a_decision_and_writes_nothing() {
             "rails",
             "--low-confidence",
             "request",
+            "--format",
+            "json",
         ])
         .expect_code(0);
     assert_eq!(
@@ -362,7 +387,8 @@ fn project_type_comes_from_the_config_else_it_is_detected() {
         ".claude/rspec-testing-config.yml",
         "project_type: library\n",
     );
-    p.run(&["test-config", META]).expect_code(0);
+    p.run(&["test-config", META, "--format", "json"])
+        .expect_code(0);
     assert!(p
         .read(META)
         .contains("- \"project_type: library\"\n        - \"file_type: model\""));
@@ -398,6 +424,8 @@ fn bad_input_is_a_clear_error_and_nothing_changes() {
             "tmp/rspec_metadata/none.yml",
             "--project-type",
             "rails",
+            "--format",
+            "json",
         ])
         .expect_code(1);
     assert_eq!(
@@ -415,7 +443,14 @@ fn bad_input_is_a_clear_error_and_nothing_changes() {
     );
     p.write(META, &broken);
     let run = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(1);
     assert_eq!(
         run.stdout,
@@ -513,7 +548,14 @@ fn a_read_only_metadata_folder_gives_write_failed_and_keeps_the_file() {
             .arg(bin());
     }
     let output = command
-        .args(["test-config", META, "--project-type", "rails"])
+        .args([
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .current_dir(p.root())
         .output()
         .unwrap();
@@ -535,7 +577,14 @@ fn a_failed_write_leaves_the_old_file_and_no_temp_files() {
     let output = Command::new("sh")
         .args(["-c", "ulimit -f 0; trap '' XFSZ; exec \"$0\" \"$@\""])
         .arg(bin())
-        .args(["test-config", META, "--project-type", "rails"])
+        .args([
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .current_dir(p.root())
         .output()
         .unwrap();
@@ -554,7 +603,14 @@ fn concurrent_runs_never_leave_a_half_written_file() {
     for round in 0..4 {
         let children: Vec<_> = (0..8)
             .map(|i| {
-                let mut args = vec!["test-config", META, "--project-type", "rails"];
+                let mut args = vec![
+                    "test-config",
+                    META,
+                    "--project-type",
+                    "rails",
+                    "--format",
+                    "json",
+                ];
                 if i % 2 == 1 {
                     args.push("--low-confidence=unit");
                 }
@@ -669,7 +725,14 @@ automation:
 ";
     p.write(META, skipped);
     let answer = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(0)
         .yaml();
     assert_eq!(answer["status"].as_str(), Some("skipped"));
@@ -691,7 +754,14 @@ automation:
     );
     // Run again: the same answer, the file unchanged.
     let again = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(0)
         .yaml();
     assert_eq!(again, answer);
@@ -706,7 +776,14 @@ automation:
         );
     p.write(META, &unexplained);
     let run = p
-        .run(&["test-config", META, "--project-type", "rails"])
+        .run(&[
+            "test-config",
+            META,
+            "--project-type",
+            "rails",
+            "--format",
+            "json",
+        ])
         .expect_code(1);
     assert!(
         run.stderr.contains("metadata must include methods[]"),
@@ -714,4 +791,48 @@ automation:
         run.stderr
     );
     assert_eq!(p.read(META), unexplained, "an error writes nothing");
+}
+
+/// Without FILE, every analyzed file of the last plan, as `skeleton` does (a 318-file
+/// plan needed a shell loop).
+#[test]
+fn without_a_file_every_analyzed_file_of_the_plan_is_decided() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.edit(
+        "app/models/payment.rb",
+        "  def amount\n",
+        "  def fee_waived?\n    amount_cents < 100\n  end\n\n  def amount\n",
+    );
+    p.run(&["discover"]).expect_code(0);
+    // Nothing analyzed yet: skipped, with the reason.
+    let run = p.run(&["test-config", "--format", "text"]).expect_code(0);
+    assert_eq!(
+        run.stdout,
+        "app/models/payment.rb: skipped: not analyzed yet (run `rspec-scout analyze --from-metadata`)\n0 files updated, 0 to decide, 1 skipped, 0 errors\n"
+    );
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    let answer = p.run(&["test-config"]).expect_code(0).yaml();
+    assert_eq!(answer["status"].as_str(), Some("success"));
+    assert_eq!(answer["summary"]["updated"].as_u64(), Some(1));
+    assert_eq!(
+        answer["results"][0]["result"]["updated_methods"].as_u64(),
+        Some(1)
+    );
+    let meta = p.read("tmp/rspec_metadata/app_models_payment.yml");
+    assert!(meta.contains("isolation_decider_completed: true"), "{meta}");
+    // Every metadata file, not only the plan's.
+    p.run(&["discover", "--all"]).expect_code(0);
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    p.run(&["discover"]).expect_code(0);
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    let answer = p.run(&["test-config"]).expect_code(0).yaml();
+    assert_eq!(answer["summary"]["updated"].as_u64(), Some(1));
+    let answer = p
+        .run(&["test-config", "--all-metadata"])
+        .expect_code(0)
+        .yaml();
+    assert_eq!(answer["summary"]["updated"].as_u64(), Some(17));
 }

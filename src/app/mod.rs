@@ -4,9 +4,9 @@
 pub mod analyze;
 pub mod discover;
 pub mod outline;
+pub mod over_plan;
 pub mod prune;
 pub mod skeleton;
-pub mod skeleton_batch;
 pub mod status;
 pub mod strip_markers;
 pub mod symbols;

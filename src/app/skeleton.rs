@@ -18,7 +18,9 @@ use crate::spec::materialize::{self, ConflictAction, ControllerState, Decision, 
 use crate::spec::patch::{self, Conflict, Existing, PatchError, PatchMode};
 use crate::spec::source::{self, SpecText};
 use crate::spec::{self, Mode};
-use crate::vocab::{ControllerLayout, ControllerPolicy, LegacySpec, Placeholders, ProjectType};
+use crate::vocab::{
+    ControllerLayout, ControllerPolicy, LegacySpec, Placeholders, ProjectType, TestFrameworkChoice,
+};
 use crate::yaml::{Mapping, Value};
 
 /// Options of `skeleton`.
@@ -40,6 +42,11 @@ pub struct Options {
     pub controllers_choice: Option<ControllerLayout>,
     /// What to do with a legacy controller spec.
     pub controllers_legacy: Option<LegacySpec>,
+    /// Write RSpec specs though the project tests with Minitest only.
+    pub test_framework: Option<TestFrameworkChoice>,
+    /// The test framework question was already settled for this run (a run over the plan
+    /// asks it once, not per file).
+    pub test_framework_settled: bool,
     /// `ask`, `overwrite` or `skip`: default for new methods whose block already exists.
     pub on_new_conflict: Option<ConflictAction>,
     /// `METHOD_ID=overwrite|skip|beside`, per method (split at the last `=`, so setters
@@ -64,14 +71,46 @@ pub struct Options {
     pub answer: crate::report::AnswerSize,
 }
 
-/// Which metadata files a `skeleton` without METADATA works on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Batch {
-    /// The files of the last plan (`discover`'s record).
-    Plan,
-    /// Every metadata file.
-    AllMetadata,
+pub use super::over_plan::Batch;
+
+/// The question to ask before writing RSpec specs into a project that tests with Minitest
+/// and shows no sign of RSpec, unless it was answered: `--test-framework rspec` now (then
+/// remembered in the plan record), earlier (the record), or by setting up the pipeline
+/// (its `.claude/rspec-testing-config.yml` exists).
+pub(crate) fn test_framework_question(
+    config: &Config,
+    options: &Options,
+    root: &Path,
+) -> Result<Option<Decision>> {
+    if options.test_framework == Some(TestFrameworkChoice::Rspec) {
+        metadata::plan::remember(
+            root,
+            &config.metadata_path,
+            FRAMEWORK_DECISION,
+            ".",
+            TestFrameworkChoice::Rspec.as_str(),
+        )?;
+        return Ok(None);
+    }
+    if root.join(crate::config::PIPELINE_CONFIG_FILE).is_file() {
+        return Ok(None);
+    }
+    let remembered = metadata::plan::read(root, &config.metadata_path)
+        .ok()
+        .flatten()
+        .is_some_and(|r| r.answer(FRAMEWORK_DECISION, ".").is_some());
+    if remembered {
+        return Ok(None);
+    }
+    let found =
+        crate::project::test_framework(&crate::project::ProjectFiles::read(root, &config.spec_dir));
+    Ok(found
+        .minitest_only()
+        .then(|| materialize::test_framework_minitest(&found.minitest)))
 }
+
+/// The plan record's name for the answer to `test_framework` (about the project: `.`).
+const FRAMEWORK_DECISION: &str = "test_framework";
 
 /// The plan record's name for the answer to `controllers_legacy_cleanup`.
 const LEGACY_DECISION: &str = "controllers_legacy_cleanup";
@@ -101,6 +140,10 @@ struct WriteAnswer {
     deleted_legacy_controller_spec: Option<String>,
     operations: Vec<OperationAnswer>,
     outline: String,
+    /// What the person should know about the file written (a helper it requires that does
+    /// not exist; a hand-written spec that no longer loads until placeholders are filled).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -121,7 +164,7 @@ struct DecisionAnswer {
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     if let Some(batch) = options.batch {
-        return super::skeleton_batch::run(config, options, batch);
+        return run_over_plan(config, options, batch);
     }
     let threshold = options
         .shared_examples_threshold
@@ -157,6 +200,11 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         });
     }
     let mode = options.mode.unwrap_or_default();
+    if !options.stdout && !options.test_framework_settled {
+        if let Some(decision) = test_framework_question(config, options, &project_root)? {
+            return Ok(needs_decision(vec![decision]));
+        }
+    }
     if options.stdout && mode != Mode::Full {
         let requests = stdout_requests(config, options, &project_root, &map);
         return structure(
@@ -178,6 +226,48 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         dry_run: options.stdout,
     }
     .run()
+}
+
+/// `skeleton` without METADATA: every analyzed file of the plan, each as `skeleton
+/// METADATA` writes it. The Minitest question is asked once, before any file is written.
+fn run_over_plan(config: &Config, options: &Options, batch: Batch) -> Result<Answer> {
+    use super::over_plan::{self, Command, Outcome, Run};
+    let found = over_plan::files(config, batch)?;
+    if let Some(decision) = test_framework_question(config, options, &config.root)? {
+        return Ok(needs_decision(vec![decision]));
+    }
+    let done_text = |answer: &Value| {
+        let spec = answer
+            .get("spec_path")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let created = answer.get("created").and_then(Value::as_bool) == Some(true);
+        format!("{} {spec}", if created { "created" } else { "patched" })
+    };
+    let command = Command {
+        name: "skeleton",
+        done_key: "written",
+        done_text: &done_text,
+        done_words: ("spec", "written"),
+    };
+    let how = Run {
+        batch,
+        progress: &options.progress,
+        answer: options.answer,
+    };
+    over_plan::run(config, &command, &how, found, |path, map| {
+        // The same skip, in the same words, as `skeleton METADATA`.
+        if let Some(reason) = metadata::analysis_skip(map) {
+            return Outcome::Skip(reason);
+        }
+        let single = Options {
+            metadata: path,
+            batch: None,
+            test_framework_settled: true,
+            ..options.clone()
+        };
+        Outcome::Ran(run(config, &single))
+    })
 }
 
 fn usage(message: &str) -> Error {
@@ -579,6 +669,7 @@ impl Write<'_> {
             return Ok(needs_decision(decisions));
         }
 
+        let mut warnings = Vec::new();
         let (mut text, created_by) = match existing {
             Some(text) => (text, None),
             None => {
@@ -590,6 +681,17 @@ impl Write<'_> {
                     }
                     .to_string()
                 });
+                let helper_file = format!("{}/{helper}.rb", self.config.spec_dir);
+                if !crate::ruby::blank(&helper) && !self.root.join(&helper_file).is_file() {
+                    let how = if helper == "rails_helper" {
+                        "`bin/rails generate rspec:install` writes it"
+                    } else {
+                        "`bundle exec rspec --init` writes spec/spec_helper.rb"
+                    };
+                    warnings.push(format!(
+                        "{helper_file} does not exist: the new spec requires it ({how}; or set rspec.helper in .claude/rspec-testing-config.yml)"
+                    ));
+                }
                 // A request spec says so: `type: :request` whatever the file's place.
                 let described = if requests.is_some() {
                     format!("{class_name}, type: :request")
@@ -701,7 +803,24 @@ impl Write<'_> {
         let ids: Vec<String> = selected.iter().map(|m| m.method_id.clone()).collect();
         let outline = spec::outline::outline(&text, &ids)
             .unwrap_or_else(|e| format!("Error: Cannot outline spec: {e}"));
+        // The pipeline's placeholders are not Ruby: a spec a person wrote no longer loads
+        // (its own examples included) until the spec-writer fills them.
+        if created_by.is_none()
+            && changed
+            && options.placeholders == Placeholders::Pipeline
+            && !crate::metadata::validate::placeholders(&String::from_utf8_lossy(&text.to_bytes()))
+                .is_empty()
+        {
+            let hand = materialize::hand_written_examples(&original).unwrap_or(0);
+            if hand > 0 {
+                warnings.push(format!(
+                    "{spec_rel} holds {hand} hand-written example{} and now the pipeline's placeholders ({{EXPECTATION}}, ...): it does not load until they are filled; `--placeholders pending` writes Ruby that runs instead",
+                    if hand == 1 { "" } else { "s" }
+                ));
+            }
+        }
         let answer = WriteAnswer {
+            warnings,
             status: "success",
             spec_path: spec_rel,
             created: created_by.is_some(),
@@ -849,7 +968,7 @@ fn existing_blocks<'a>(
     Ok(out)
 }
 
-fn needs_decision(decisions: Vec<Decision>) -> Answer {
+pub(crate) fn needs_decision(decisions: Vec<Decision>) -> Answer {
     let mut text = String::from("needs_decision\n");
     for d in &decisions {
         text.push_str(&format!("\n{} ({})\n", d.title, d.decision));
@@ -881,6 +1000,9 @@ fn write_text(answer: &WriteAnswer, changed: bool) -> String {
     }
     if let Some(deleted) = &answer.deleted_legacy_controller_spec {
         text.push_str(&format!("deleted: {deleted}\n"));
+    }
+    for w in &answer.warnings {
+        text.push_str(&format!("warning: {w}\n"));
     }
     text.push('\n');
     text.push_str(&answer.outline);

@@ -30,10 +30,20 @@ pub struct Options {
     pub project_type: Option<ProjectType>,
     /// The answer to a `needs_decision`.
     pub low_confidence: Option<TestLevel>,
+    /// Instead of `metadata`: every analyzed file of the last plan, or of every metadata
+    /// file.
+    pub batch: Option<super::over_plan::Batch>,
+    /// Where each phase of a batch is reported (nothing by default).
+    pub progress: crate::report::OnPhase,
+    /// How large the printed answer of a batch may be (default: whole).
+    pub answer: crate::report::AnswerSize,
 }
 
 /// Runs the command.
 pub fn run(config: &Config, options: &Options) -> Result<Answer> {
+    if let Some(batch) = options.batch {
+        return run_over_plan(config, options, batch);
+    }
     let named = &options.metadata;
     if named.extension().is_some_and(|e| e == "rb") && !named.exists() {
         return Err(Error::SourceNotFound {
@@ -187,6 +197,53 @@ fn project_facts(root: &Path) -> ProjectFacts {
             .map(|b| String::from_utf8_lossy(&b).into_owned()),
         has_controllers: root.join("app/controllers").is_dir(),
     }
+}
+
+/// `test-config` without FILE: every analyzed file of the plan, each as `test-config FILE`
+/// decides it (a file the analysis skipped completes as a skip, as it does alone).
+fn run_over_plan(
+    config: &Config,
+    options: &Options,
+    batch: super::over_plan::Batch,
+) -> Result<Answer> {
+    use super::over_plan::{self, Command, Outcome, Run};
+    let found = over_plan::files(config, batch)?;
+    let done_text = |answer: &crate::yaml::Value| match answer
+        .get("status")
+        .and_then(crate::yaml::Value::as_str)
+    {
+        Some("skipped") => "skipped (nothing to test)".to_string(),
+        _ => format!(
+            "{} decided",
+            crate::report::plural(
+                answer
+                    .get("updated_methods")
+                    .and_then(crate::yaml::Value::as_u64)
+                    .map_or(0, |n| usize::try_from(n).unwrap_or(0)),
+                "method"
+            )
+        ),
+    };
+    let command = Command {
+        name: "test-config",
+        done_key: "updated",
+        done_text: &done_text,
+        done_words: ("file", "updated"),
+    };
+    let how = Run {
+        batch,
+        progress: &options.progress,
+        answer: options.answer,
+    };
+    let answer = over_plan::run(config, &command, &how, found, |path, _map| {
+        let single = Options {
+            metadata: path,
+            batch: None,
+            ..options.clone()
+        };
+        Outcome::Ran(run(config, &single))
+    })?;
+    Ok(with_warnings(answer, config))
 }
 
 fn with_warnings(mut answer: Answer, config: &Config) -> Answer {

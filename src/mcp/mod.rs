@@ -315,6 +315,9 @@ impl Server {
                     metadata: paths::confine(&root, &a.metadata)?,
                     project_type: a.project_type,
                     low_confidence: a.low_confidence,
+                    batch: None,
+                    progress: crate::report::OnPhase::default(),
+                    answer: crate::report::AnswerSize::Full,
                 };
                 answer_json(app::test_config::run(&config, &options))
             }
@@ -333,6 +336,8 @@ impl Server {
                     controllers_policy: a.controllers_policy,
                     controllers_choice: a.controllers_choice,
                     controllers_legacy: a.controllers_legacy,
+                    test_framework: a.test_framework,
+                    test_framework_settled: false,
                     on_new_conflict: a.on_new_conflict,
                     new_conflict: a.new_conflict,
                     on_hand_written: a.on_hand_written,

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::vocab::{
     ConflictAction, ControllerLayout, ControllerPolicy, LegacySpec, OutlineView, Placeholders,
-    ProjectType, SkeletonMode, Stage, TestLevel,
+    ProjectType, SkeletonMode, Stage, TestFrameworkChoice, TestLevel,
 };
 
 /// One tool as `tools/list` shows it.
@@ -107,6 +107,7 @@ pub fn all() -> Vec<Tool> {
                     ("controllers_policy", one_of("Controller spec policy", ControllerPolicy::NAMES)),
                     ("controllers_choice", one_of("Answer to a controller spec policy decision", ControllerLayout::NAMES)),
                     ("controllers_legacy", one_of("What to do with a legacy controller spec", LegacySpec::NAMES)),
+                    ("test_framework", one_of("Write RSpec specs though the project tests with Minitest only (the answer to a test_framework decision)", TestFrameworkChoice::NAMES)),
                     ("on_new_conflict", one_of("Default for new methods whose block already exists", &["ask", "overwrite", "skip"])),
                     ("new_conflict", strings("Per-method answers, METHOD_ID=overwrite|skip|beside")),
                     ("on_hand_written", one_of("Default for methods whose block was written by a person", &["ask", "beside", "overwrite", "skip"])),
@@ -273,6 +274,7 @@ pub(crate) struct Skeleton {
     pub(crate) controllers_choice: Option<ControllerLayout>,
     #[serde(default)]
     pub(crate) controllers_legacy: Option<LegacySpec>,
+    pub(crate) test_framework: Option<TestFrameworkChoice>,
     #[serde(default)]
     pub(crate) on_new_conflict: Option<ConflictAction>,
     #[serde(default)]

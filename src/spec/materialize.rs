@@ -243,6 +243,12 @@ pub fn legacy_loss(
     })
 }
 
+/// The examples of a spec outside its generated (marked) method blocks: the ones a person
+/// wrote.
+pub fn hand_written_examples(text: &super::source::SpecText) -> Result<usize, String> {
+    Ok(example_keys(text, true)?.len())
+}
+
 /// Each example of a spec as (the key it is compared by, the text a person recognises):
 /// its description, lower-cased with runs of spaces made one; without a description, its
 /// body. With `skip_generated`, examples inside generated (marked) method blocks are left
@@ -364,6 +370,39 @@ pub fn controllers_legacy_cleanup(
             ),
         ]),
         choices,
+    }
+}
+
+/// The project tests with Minitest and shows no sign of RSpec: writing RSpec specs there
+/// (each requiring a helper that does not exist, run by no test command) is the owner's
+/// call, not a default.
+pub fn test_framework_minitest(minitest: &[String]) -> Decision {
+    Decision {
+        decision: "test_framework",
+        title: "This project tests with Minitest",
+        question: format!(
+            "This project tests with Minitest ({}) and has no RSpec setup (no rspec gem, no spec/ helper).\nrspec-scout writes RSpec specs: written here they would require a helper that does not exist and no test command would run them. Write them anyway (add RSpec first: `bundle add rspec-rails --group development,test` and `bin/rails generate rspec:install`), or stop here.",
+            minitest.join(", ")
+        ),
+        recommended_action: "stop",
+        context: map(vec![(
+            "minitest_evidence",
+            Value::Sequence(minitest.iter().map(|e| Value::from(e.as_str())).collect()),
+        )]),
+        choices: vec![
+            Choice {
+                action: "rspec",
+                label: "Write RSpec specs anyway (remembered for this project)",
+                flag: "--test-framework=rspec".to_string(),
+                effects: map(vec![("writes", Value::from("RSpec specs under spec/"))]),
+            },
+            Choice {
+                action: "stop",
+                label: "Write nothing (recommended until RSpec is set up)",
+                flag: String::new(),
+                effects: map(vec![("writes", Value::Null)]),
+            },
+        ],
     }
 }
 
