@@ -7,7 +7,8 @@
 #
 #   ruby scripts/spec-suite-check.rb outline BIN APP
 #     Every spec/**/*_spec.rb outlines (no blank outline) and every `describe '#m'`/'.m'
-#     line is a method block that `outline --only` finds.
+#     line is a method block that `outline --only` finds (or lies inside the block of the
+#     same method, which it is part of).
 #   ruby scripts/spec-suite-check.rb patch BIN APP [--new] [--pending]
 #     Runs `skeleton` with every choice (ask, beside, skip, overwrite) into every spec:
 #     with the metadata whose spec_path it is, else the metadata of the class its first
@@ -15,6 +16,11 @@
 #     the change is a pure insertion, that `ruby -c` accepts the result (pipeline
 #     placeholders filled first) and that strip-markers leaves a pure insertion.
 #     --new treats every method as new; --pending writes pending placeholders.
+#   ruby scripts/spec-suite-check.rb suite BIN APP
+#     The pipeline on the app's own suite: `skeleton` over the whole plan with pending
+#     placeholders, twice. No hand-written spec loses a line, every spec written parses,
+#     no method gets a generated block beside its hand-written one without a question,
+#     and the second run changes nothing.
 #   ruby scripts/spec-suite-check.rb pending BIN APP
 #     Empties spec/, writes a pending skeleton for every metadata file, checks each with
 #     `ruby -c`, then runs them all with RSpec against stub constants (every example must
@@ -28,7 +34,7 @@ require "tmpdir"
 require "json"
 
 mode, bin, app, *flags = ARGV
-abort "usage: spec-suite-check.rb outline|patch|pending BIN APP [--new] [--pending]" unless bin && app
+abort "usage: spec-suite-check.rb outline|patch|suite|pending BIN APP [--new] [--pending]" unless bin && app
 bin = File.expand_path(bin)
 Dir.chdir(app)
 
@@ -98,7 +104,12 @@ when "outline"
     counts["no RSpec blocks"] += 1 if answer["tree"].empty?
     got = answer["methods"].map { |m| [m["line"], m["method"]] }
     counts["describe '#m' lines"] += expected.size
-    (expected - got).each { |e| failures << "#{spec}: #{e.inspect} not a method block" }
+    # A `describe '#m'` nested in the block of `#m` is part of that block.
+    nested = (expected - got).select do |line, d|
+      answer["methods"].any? { |m| m["method"] == d && m["line"] < line && line <= m["end_line"] }
+    end
+    counts["nested repeats of a method's block"] += nested.size
+    (expected - got - nested).each { |e| failures << "#{spec}: #{e.inspect} not a method block" }
     counts["method blocks without a class"] += answer["methods"].count { |m| m["method_id"].nil? }
     answer["methods"].each do |m|
       next unless m["method_id"]
@@ -162,6 +173,49 @@ when "patch"
     end
     File.binwrite(spec, original)
   end
+when "suite"
+  # The real flow on a hand-written suite: skeleton over the whole plan with pending
+  # placeholders and the default answers (every hand-written block is a question), twice.
+  # No spec loses or changes a line, every spec written parses, no method gets a generated
+  # block beside a hand-written one without a question, and the second run changes nothing.
+  before = specs.to_h { |spec| [spec, File.binread(spec).force_encoding("UTF-8")] }
+  cmd = [bin, "skeleton", "--placeholders", "pending", "--test-framework", "rspec",
+         "--controllers-legacy", "keep", "--answer", "full", "--format", "json"]
+  out, _, code = run(*cmd)
+  counts["first run: exit #{code}"] += 1
+  answer = JSON.parse(out)
+  answer["results"].each { |r| counts["first run: #{r['status']}"] += 1 }
+  answer["results"].select { |r| r["status"] == "error" }.each do |r|
+    failures << "#{r['source_file']}: #{r['skip_reason']}"
+  end
+  after = Dir.glob("spec/**/*_spec.rb").sort.to_h { |spec| [spec, File.binread(spec).force_encoding("UTF-8")] }
+  after.each do |spec, text|
+    old = before[spec]
+    if old.nil?
+      counts["specs created"] += 1
+    elsif old != text
+      counts["hand-written specs patched"] += 1
+      failures << "#{spec}: a line was lost or changed" unless pure_insertion?(old, text)
+    else
+      next
+    end
+    failures << "#{spec}: ruby -c" unless ruby_c_ok?(text)
+    # A method's block twice: a generated block beside a hand-written one of the same
+    # method (the question was not asked) or two generated blocks.
+    descriptors = text.scan(/^\s*(?:RSpec\.)?(?:describe|context)[\s(]+(["'])([#.][A-Za-z_]\w*[?!=]?)\1/).map(&:last)
+    generated = text.scan(/rspec-testing:method_begin method="([^"]+)"/).flatten
+    generated.tally.each { |d, n| failures << "#{spec}: #{d} generated #{n} times" if n > 1 }
+    (old || "").scan(/^\s*(?:RSpec\.)?(?:describe|context)[\s(]+(["'])([#.][A-Za-z_]\w*[?!=]?)\1/).map(&:last).uniq.each do |d|
+      failures << "#{spec}: #{d} has a hand-written block and now a generated one" if generated.include?(d)
+    end
+    counts["method blocks in changed specs"] += descriptors.size
+  end
+  before.each_key { |spec| failures << "#{spec}: deleted" unless after.key?(spec) }
+  out2, _, code2 = run(*cmd)
+  counts["second run: exit #{code2}"] += 1
+  again = Dir.glob("spec/**/*_spec.rb").sort.to_h { |spec| [spec, File.binread(spec).force_encoding("UTF-8")] }
+  again.each { |spec, text| failures << "#{spec}: changed by the second run" unless after[spec] == text }
+  JSON.parse(out2)["results"].each { |r| counts["second run: #{r['status']}"] += 1 }
 when "pending"
   FileUtils.rm_rf("spec")
   metas = Dir.glob("tmp/rspec_metadata/*.yml").sort
@@ -188,7 +242,7 @@ when "pending"
     failures << "rspec: errors outside examples" if out.include?("occurred outside of examples")
   end
 else
-  abort "unknown mode #{mode.inspect}: outline, patch or pending"
+  abort "unknown mode #{mode.inspect}: outline, patch, suite or pending"
 end
 
 counts.sort.each { |k, v| puts "#{k}: #{v}" }
