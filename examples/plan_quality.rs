@@ -124,13 +124,16 @@ impl App {
         };
         let found = walk::collect_all(root, &scope, 1);
         let routes = index::routes::Routes::load(root);
+        let gems = std::fs::read(root.join("Gemfile.lock"))
+            .ok()
+            .map(|b| analyze::clients::gems_of_lockfile(&String::from_utf8_lossy(&b)));
         let files = found
             .files
             .iter()
             .filter_map(|f| {
                 let bytes = index::read_source(&f.path, 16 << 20).ok()?;
                 let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions::with_bodies());
-                let classes = plans(root, &facts, &routes);
+                let classes = plans(root, &facts, &routes, gems.as_deref());
                 Some(AppFile { facts, classes })
             })
             .collect();
@@ -138,7 +141,12 @@ impl App {
     }
 }
 
-fn plans(root: &Path, facts: &FileFacts, routes: &index::routes::Routes) -> Vec<ClassPlan> {
+fn plans(
+    root: &Path,
+    facts: &FileFacts,
+    routes: &index::routes::Routes,
+    gems: Option<&[String]>,
+) -> Vec<ClassPlan> {
     let mut owners: Vec<&str> = Vec::new();
     for m in &facts.methods {
         if m.is_public_api() && !m.dynamic && !owners.contains(&m.owner.as_str()) {
@@ -171,6 +179,8 @@ fn plans(root: &Path, facts: &FileFacts, routes: &index::routes::Routes) -> Vec<
                 rules: &[],
                 controller_chain: &chain,
                 routes: Some(routes),
+                gems,
+                project: None,
             };
             let analysis = analyze::analyze(&request);
             let skeleton = skeleton(facts, class_name, &analysis);

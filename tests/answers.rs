@@ -185,7 +185,10 @@ fn analyze_status_and_skeleton_work_on_the_last_plan() {
         .run(&["analyze", "--from-metadata", "--all-metadata"])
         .expect_code(0)
         .yaml();
-    assert_eq!(every["summary"]["cached"].as_u64(), Some(17));
+    // Every file but one is served from the cache: the one whose methods call `Order`,
+    // whose analysis read order.rb (for the effects one call away), is made again.
+    assert_eq!(every["summary"]["cached"].as_u64(), Some(16));
+    assert_eq!(every["summary"]["analyzed"].as_u64(), Some(1));
 
     let status = p.run(&["status", "--format", "text"]).expect_code(0);
     insta::assert_snapshot!(redact(&status.stdout, &p), @r"

@@ -836,3 +836,73 @@ fn without_a_file_every_analyzed_file_of_the_plan_is_decided() {
         .yaml();
     assert_eq!(answer["summary"]["updated"].as_u64(), Some(17));
 }
+
+/// test-config reads exactly `side_effects` and `db_writes`: over every analyzed method of
+/// the fixture app, the queue and HTTP isolation it decides agree with the effects the
+/// metadata lists (a job's enqueue or a delivery a leaf ends with included).
+#[test]
+fn test_config_and_the_metadata_never_disagree() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.run(&["analyze", "app", "lib"]).expect_code(0);
+    p.run(&[
+        "test-config",
+        "--all-metadata",
+        "--low-confidence",
+        "unit",
+        "--project-type",
+        "rails",
+    ])
+    .expect_code(0);
+    let mut checked = 0;
+    for entry in std::fs::read_dir(p.root().join("tmp/rspec_metadata")).unwrap() {
+        let path = entry.unwrap().path();
+        let meta: serde_yaml::Value =
+            serde_yaml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for m in meta["methods"].as_sequence().into_iter().flatten() {
+            let types: Vec<&str> = m["side_effects"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e["type"].as_str())
+                .collect();
+            let trace: Vec<&str> = m["test_config"]["decision_trace"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .filter_map(|t| t.as_str())
+                .collect();
+            let id = format!(
+                "{}#{}",
+                meta["class_name"].as_str().unwrap(),
+                m["name"].as_str().unwrap()
+            );
+            let queue = types
+                .iter()
+                .any(|t| ["email", "event", "webhook"].contains(t));
+            assert_eq!(
+                trace.contains(&"uses_queue: true (event/webhook/email)"),
+                queue,
+                "{id}: {types:?} {trace:?}"
+            );
+            if types.contains(&"external_api") {
+                assert!(
+                    trace
+                        .iter()
+                        .any(|t| t.starts_with("uses_external_http: true")),
+                    "{id}: {trace:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked}");
+    // The shapes the issue names: a delivery that ends a method, effects one call away,
+    // clients held by a method or a block.
+    let meta = p.read("tmp/rspec_metadata/app_models_invitation.yml");
+    assert!(meta.contains("queue: stubbed"), "{meta}");
+    let meta = p.read("tmp/rspec_metadata/app_services_repo_sync.yml");
+    assert!(meta.contains("external_http: stubbed"), "{meta}");
+    let meta = p.read("tmp/rspec_metadata/app_controllers_invitations_controller.yml");
+    assert!(meta.contains("via: Invitation#resend!"), "{meta}");
+}

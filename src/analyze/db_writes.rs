@@ -157,6 +157,7 @@ fn write_of(c: &Call, own: &str) -> Option<DbWrite> {
         operation: name.to_string(),
         target,
         line: c.line,
+        via: None,
     })
 }
 
@@ -167,8 +168,8 @@ fn not_a_record(recv: &Node) -> bool {
         Node::Const { path, .. } => {
             let root = path.split("::").next().unwrap_or(path);
             NOT_RECORDS.contains(&root)
-                || super::side_effects::API_CLIENTS.contains(&root)
-                || super::side_effects::HTTP_LIBRARIES
+                || super::clients::API_CLIENTS.iter().any(|(r, _)| *r == root)
+                || super::clients::HTTP_LIBRARIES
                     .iter()
                     .any(|h| path == h || path.starts_with(&format!("{h}::")))
         }

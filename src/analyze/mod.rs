@@ -14,6 +14,7 @@
 mod blocks;
 mod branch;
 mod case;
+pub mod clients;
 pub mod condition;
 pub mod controller;
 mod db_writes;
@@ -32,6 +33,7 @@ pub mod rules;
 pub mod setup;
 pub mod side_effects;
 pub mod types;
+pub mod via;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -93,6 +95,11 @@ pub struct Request<'a> {
     /// For controllers: the app's routes (`config/routes.rb`), for the params every route
     /// to an action carries (J20).
     pub routes: Option<&'a crate::index::routes::Routes>,
+    /// The gems the project's `Gemfile.lock` resolves (`None` without one): an API SDK's
+    /// constant (`Stripe`) is a client when its gem is there.
+    pub gems: Option<&'a [String]>,
+    /// The project's files, for effects one call away ([`via`]); `None`: only the file.
+    pub project: Option<&'a dyn via::ProjectFiles>,
 }
 
 /// One entry of the behavior bank.
@@ -195,7 +202,7 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
         || request.facts.path.contains("app/controllers/");
     let mut methods = Vec::new();
     let mut warnings = Vec::new();
-    let class = ClassMethods::new(request.facts, &request.class_name);
+    let class = ClassMethods::new(request.facts, &request.class_name, request.gems);
     let responders = controller.then(|| {
         controller::ControllerCx {
             facts: request.facts,
@@ -263,16 +270,19 @@ struct ClassMethods<'a> {
     private_singleton: Vec<&'a MethodFacts>,
     /// The private methods each method absorbs, indexed once for the file.
     absorber: crate::index::Absorber<'a>,
+    /// The clients of remote services and stores the class holds.
+    clients: clients::Clients,
 }
 
 impl<'a> ClassMethods<'a> {
-    fn new(facts: &'a FileFacts, class: &str) -> Self {
+    fn new(facts: &'a FileFacts, class: &str, gems: Option<&[String]>) -> Self {
         let mut out = ClassMethods {
             by_name: HashMap::new(),
             initialize: None,
             private_instance: Vec::new(),
             private_singleton: Vec::new(),
             absorber: crate::index::Absorber::new(&facts.methods),
+            clients: clients::Clients::of_class(facts, class, gems),
         };
         for (i, m) in facts.methods.iter().enumerate() {
             if m.owner != class {
@@ -488,8 +498,55 @@ fn analyze_method(
             }
         }
     }
-    let mut effects = side_effects::collect(&bodies, &cx.env, lookup, request.rules, class);
-    let db_writes = db_writes::collect(&bodies, class);
+    let mut effects = side_effects::collect(
+        &bodies,
+        &cx.env,
+        lookup,
+        request.rules,
+        class,
+        &class_methods.clients,
+    );
+    let mut db_writes = db_writes::collect(&bodies, class);
+    // One call away: the effects and writes of the project methods it calls and of the
+    // model callbacks its writes run, each with where it comes from (`via`).
+    let mut reached_files = Vec::new();
+    if let Some(files) = request.project {
+        let reached = via::reach(
+            &bodies,
+            &via::Cx {
+                own: class,
+                env: &cx.env,
+                lookup,
+                files,
+                rules: request.rules,
+                gems: request.gems,
+                facts,
+            },
+        );
+        for e in reached.effects {
+            if effects
+                .iter()
+                .any(|o| o.behavior.description == e.behavior.description)
+            {
+                continue;
+            }
+            walker.notes.push(format!(
+                "side effect through {}: {}",
+                e.via.as_deref().unwrap_or("another method"),
+                e.behavior.description
+            ));
+            effects.push(e);
+        }
+        for w in reached.writes {
+            if !db_writes
+                .iter()
+                .any(|o| o.operation == w.operation && o.target == w.target)
+            {
+                db_writes.push(w);
+            }
+        }
+        reached_files = reached.files;
+    }
     let leaf_texts: BTreeSet<String> = walker
         .chars
         .iter()
@@ -498,14 +555,18 @@ fn analyze_method(
         .map(|b| b.description.clone())
         .chain(outcome.iter().map(|b| b.description.clone()))
         .collect();
-    // A side effect that a leaf (or the method) ends with is said there, once: the leaf's
-    // behavior keeps its side-effect type as `subtype`, so test-config still sees it.
+    // A side effect that a leaf (or the method) ends with is that leaf's example: it stays
+    // in `side_effects` (what test-config and the spec-writer read), marked `scope: leaf`
+    // so the skeleton expects it in those contexts only, not in every one. The leaf's
+    // behavior keeps its side-effect type as `subtype`.
     let said: Vec<(String, Option<&'static str>)> = effects
         .iter()
         .filter(|e| leaf_texts.contains(&e.behavior.description))
         .map(|e| (e.behavior.description.clone(), e.behavior.subtype))
         .collect();
-    effects.retain(|e| !leaf_texts.contains(&e.behavior.description));
+    for e in &mut effects {
+        e.leaf = leaf_texts.contains(&e.behavior.description);
+    }
     let mut walker_chars = walker.chars;
     if controller {
         // Guards read from a parent controller or a concern name their file.
@@ -562,6 +623,7 @@ fn analyze_method(
         outcome,
         db_writes,
         trigger: trigger.map(|t| t.text()),
+        reached_files,
     }
 }
 
@@ -854,7 +916,8 @@ fn bank(methods: &[MethodAnalysis]) -> Vec<Behavior> {
                 }
             }
         }
-        for e in &m.side_effects {
+        // An effect a leaf ends with is counted once, as that leaf's behavior.
+        for e in m.side_effects.iter().filter(|e| !e.leaf) {
             add(&e.behavior);
         }
         if let Some(o) = &m.outcome {
@@ -894,6 +957,8 @@ pub(crate) mod tests {
             rules: &[],
             controller_chain: &[],
             routes: None,
+            gems: None,
+            project: None,
         };
         analyze(&request)
             .methods
@@ -970,6 +1035,8 @@ pub(crate) mod tests {
             rules: &[],
             controller_chain: &[],
             routes: Some(&routes),
+            gems: None,
+            project: None,
         };
         let analysis = analyze(&request);
         let names = |m: &MethodAnalysis| -> Vec<String> {
@@ -1307,6 +1374,8 @@ pub(crate) mod tests {
             rules: &[],
             controller_chain: &[],
             routes: None,
+            gems: None,
+            project: None,
         };
         let analysis = analyze(&request);
         let bank: Vec<(String, usize)> = analysis

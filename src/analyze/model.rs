@@ -95,6 +95,13 @@ pub struct SideEffect {
     pub kind: &'static str,
     /// Its behavior.
     pub behavior: BehaviorDraft,
+    /// The effect is the behavior of the leaves that end with it (or of the method): a
+    /// spec expects it in those contexts, not in every one (`scope: leaf`, an added field).
+    pub leaf: bool,
+    /// Reached through another method of the project (`Invitation#resend!`) or a model
+    /// callback a write triggers (`Order after_create_commit :deliver`): `via`, an added
+    /// field.
+    pub via: Option<String>,
 }
 
 /// The analysis of one method.
@@ -122,6 +129,9 @@ pub struct MethodAnalysis {
     pub db_writes: Vec<DbWrite>,
     /// For a private method Rails calls: what calls it (an added field, `trigger`).
     pub trigger: Option<String>,
+    /// Other project files the analysis read (the classes its calls reach), relative to
+    /// the root: the analysis cache depends on them.
+    pub reached_files: Vec<String>,
 }
 
 /// A database write (`Token.where(...).delete_all`).
@@ -133,4 +143,7 @@ pub struct DbWrite {
     pub target: String,
     /// The line of the call.
     pub line: u32,
+    /// Reached through another method of the project or a model callback (`via`, an
+    /// added field).
+    pub via: Option<String>,
 }

@@ -471,6 +471,9 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
     if let Some(text) = super::side_effects::delivery_text(call, cx.class_name) {
         return Outcome::new(text, false);
     }
+    if name == "perform_all_later" {
+        return Outcome::new("enqueues the jobs".to_string(), false);
+    }
     let receiver = call.recv.as_ref().map(receiver_words);
     if let Some(Node::Const { path, .. }) = &call.recv {
         match name {

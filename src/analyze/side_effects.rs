@@ -17,6 +17,7 @@ use globset::GlobBuilder;
 use super::SideEffectRule;
 use crate::index::body::{walk, Call, Node, Visitor};
 
+use super::clients::{Clients, REQUEST_CALLS};
 use super::grammar::{self, words};
 use super::model::{BehaviorDraft, BehaviorKind, SideEffect};
 use super::types::{Lookup, TypeEnv};
@@ -28,12 +29,15 @@ pub fn collect(
     lookup: &Lookup,
     rules: &[SideEffectRule],
     own: &str,
+    clients: &Clients,
 ) -> Vec<SideEffect> {
     let mut finder = Finder {
         env,
         lookup,
         rules,
         own,
+        clients,
+        blocks: Vec::new(),
         out: Vec::new(),
     };
     for node in nodes {
@@ -47,6 +51,9 @@ struct Finder<'a> {
     lookup: &'a Lookup,
     rules: &'a [SideEffectRule],
     own: &'a str,
+    clients: &'a Clients,
+    /// Block parameters that hold a client (`|http|` of `Net::HTTP.start`), innermost last.
+    blocks: Vec<(String, String)>,
     out: Vec<SideEffect>,
 }
 
@@ -55,15 +62,25 @@ impl<'n> Visitor<'n> for Finder<'_> {
         let Node::Call(c) = node else {
             return true;
         };
-        let Some(effect) = classify(c, self.env, self.lookup, self.rules, self.own) else {
+        let effect = classify(c, self);
+        // A block given a client (`Net::HTTP.start(host) { |http| ... }`,
+        // `Sidekiq.redis { |conn| ... }`): its first parameter holds that client inside.
+        let yielded = c
+            .block
+            .as_ref()
+            .filter(|b| !b.params.is_empty())
+            .and_then(|_| self.clients.root_of(node, &self.blocks));
+        if effect.is_none() && yielded.is_none() {
             return true;
-        };
-        if !self
-            .out
-            .iter()
-            .any(|e| e.behavior.description == effect.behavior.description)
-        {
-            self.out.push(effect);
+        }
+        if let Some(effect) = effect {
+            if !self
+                .out
+                .iter()
+                .any(|e| e.behavior.description == effect.behavior.description)
+            {
+                self.out.push(effect);
+            }
         }
         // The chain of a recognised call (`Mailer.m(x)` inside `.deliver_later`) is part of
         // it; its arguments and block are not.
@@ -71,7 +88,17 @@ impl<'n> Visitor<'n> for Finder<'_> {
             walk(self, a);
         }
         if let Some(b) = &c.block {
+            let pushed = match (&yielded, b.params.first()) {
+                (Some(root), Some(param)) => {
+                    self.blocks.push((param.clone(), root.clone()));
+                    true
+                }
+                _ => false,
+            };
             walk(self, &b.body);
+            if pushed {
+                self.blocks.pop();
+            }
         }
         false
     }
@@ -85,6 +112,8 @@ fn effect(kind: &'static str, text: String) -> SideEffect {
             kind: BehaviorKind::SideEffect,
             subtype: Some(kind),
         },
+        leaf: false,
+        via: None,
     }
 }
 
@@ -122,19 +151,12 @@ fn first_name(c: &Call) -> Option<String> {
     })
 }
 
-fn classify(
-    c: &Call,
-    env: &TypeEnv,
-    lookup: &Lookup,
-    rules: &[SideEffectRule],
-    own: &str,
-) -> Option<SideEffect> {
+fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
+    let (env, lookup, rules, own) = (f.env, f.lookup, f.rules, f.own);
     let name = c.name.as_str();
     // `perform_later(...)` inside a job's own class method enqueues that job.
     if c.recv.is_none() {
-        if ["perform_later", "perform_async", "perform_in", "perform_at"].contains(&name)
-            && (own.ends_with("Job") || own.ends_with("Worker"))
-        {
+        if ENQUEUES.contains(&name) && (own.ends_with("Job") || own.ends_with("Worker")) {
             let last = own.rsplit("::").next().unwrap_or(own);
             return Some(effect("event", format!("enqueues {}", words(last))));
         }
@@ -142,6 +164,10 @@ fn classify(
             // Turbo's `broadcast_replace_to` and friends on a model.
             return Some(effect("event", format!("broadcasts the {}", words(own))));
         }
+        if name == "perform_all_later" {
+            return Some(effect("event", "enqueues the jobs".to_string()));
+        }
+        // A method of the class that returns a client is the client, not a call on it.
         return None;
     }
     let recv = c.recv.as_ref()?;
@@ -179,12 +205,37 @@ fn classify(
         return Some(mail);
     }
     if c.name.starts_with("broadcast") && !matches!(recv, Node::SelfRef) {
-        // ActionCable `ActionCable.server.broadcast`, `Channel.broadcast_to`.
+        // ActionCable `ActionCable.server.broadcast`, `Channel.broadcast_to`, Turbo's
+        // `Turbo::StreamsChannel.broadcast_replace_to`, `record.broadcast_...`.
         let stream = first_name(c).unwrap_or_else(|| "the update".to_string());
         return Some(effect("event", format!("broadcasts {stream}")));
     }
-    let target = target?;
-    let last = target.rsplit("::").next().unwrap_or(&target);
+    if name == "perform_all_later" {
+        // `ActiveJob.perform_all_later(jobs)`.
+        return Some(effect("event", "enqueues the jobs".to_string()));
+    }
+    // What the call is made on: a client of a remote service or a store, wherever it is
+    // held (a local, an ivar, a method of the class, a block parameter, a chain).
+    let client = f.clients.root_of(recv, &f.blocks).or_else(|| {
+        target
+            .as_deref()
+            .and_then(|t| f.clients.root_of(&const_node(t), &f.blocks))
+    });
+    if let Some(root) = client.as_deref().filter(|r| Clients::is_store(r)) {
+        let key = first_name(c).unwrap_or_else(|| "data".to_string());
+        let _ = root;
+        return match name {
+            "write" | "fetch" | "set" | "setex" | "setnx" | "increment" | "incr" | "incrby"
+            | "decrement" | "decr" | "decrby" | "write_multi" | "fetch_multi" | "hset"
+            | "hincrby" | "hsetnx" | "lpush" | "rpush" | "sadd" | "zadd" | "zincrby" | "expire"
+            | "mset" | "pfadd" => Some(effect("cache", format!("caches {key}"))),
+            "delete" | "delete_matched" | "del" | "clear" | "unlink" | "srem" | "hdel" | "zrem"
+            | "lpop" | "rpop" | "flushdb" => Some(effect("cache", format!("clears cached {key}"))),
+            _ => None,
+        };
+    }
+    let target = target.unwrap_or_default();
+    let last = target.rsplit("::").next().unwrap_or(&target).to_string();
     // A webhook is a request sent to a hook, not any call on something named Webhook
     // (`Webhook.new`, `@webhook.save`).
     if (target.contains("Webhook") || last.ends_with("Hook"))
@@ -206,59 +257,24 @@ fn classify(
         let event = first_name(c).unwrap_or_else(|| "the webhook".to_string());
         return Some(effect("webhook", format!("sends {event} notification")));
     }
-    if target == "Rails.cache" || last == "Redis" || target == "$redis" || target.ends_with("Redis")
-    {
-        let key = first_name(c).unwrap_or_else(|| "data".to_string());
-        return match name {
-            "write" | "fetch" | "set" | "setex" | "increment" | "incr" | "decrement" | "decr"
-            | "write_multi" | "fetch_multi" | "hset" | "lpush" | "rpush" | "sadd" | "expire" => {
-                Some(effect("cache", format!("caches {key}")))
-            }
-            "delete" | "delete_matched" | "del" | "clear" | "unlink" | "srem" | "hdel" => {
-                Some(effect("cache", format!("clears cached {key}")))
-            }
-            _ => None,
-        };
-    }
     if (target == "ActiveSupport::Notifications" && name == "instrument")
         || (["publish", "emit"].contains(&name) && !matches!(recv, Node::SelfRef))
     {
-        let event = first_name(c).unwrap_or_else(|| words(last));
+        let event = first_name(c).unwrap_or_else(|| words(&last));
         return Some(effect("event", format!("publishes {event} event")));
     }
-    let enqueue = [
-        "perform_later",
-        "perform_async",
-        "perform_in",
-        "perform_at",
-        "perform_bulk",
-    ]
-    .contains(&name);
-    if (last.ends_with("Job") || last.ends_with("Worker")) && enqueue {
-        return Some(effect("event", format!("enqueues {}", words(last))));
+    if (last.ends_with("Job") || last.ends_with("Worker")) && ENQUEUES.contains(&name) {
+        return Some(effect("event", format!("enqueues {}", words(&last))));
     }
-    let http_client = HTTP_LIBRARIES
-        .iter()
-        .any(|h| target == *h || target.starts_with(&format!("{h}::")))
-        || last.ends_with("Client")
-            && ["get", "post", "put", "patch", "delete", "request"].contains(&name);
-    let open_uri = target == "URI" && name == "open";
-    if open_uri
-        || (http_client
-            && [
-                "get",
-                "post",
-                "put",
-                "patch",
-                "delete",
-                "head",
-                "request",
-                "start",
-                "get_response",
-                "post_form",
-            ]
-            .contains(&name))
+    if target == "Sidekiq::Client" && ["push", "push_bulk", "enqueue", "enqueue_to"].contains(&name)
     {
+        return Some(effect("event", "enqueues a Sidekiq job".to_string()));
+    }
+    let open_uri = name == "open" && (target == "URI" || recv_is_kernel(recv));
+    let http = client.as_deref().is_some_and(Clients::is_http)
+        || (last.ends_with("Client")
+            && ["get", "post", "put", "patch", "delete", "request"].contains(&name));
+    if open_uri || (http && REQUEST_CALLS.contains(&name)) {
         // A request to a hook URL, or from a webhook sender, is a webhook.
         if own.contains("Webhook")
             || c.args
@@ -273,56 +289,57 @@ fn classify(
         let service = first_name(c)
             .filter(|s| !s.is_empty() && !s.contains('"'))
             .map(|s| format!("the {s} API"))
-            .unwrap_or_else(|| format!("the {} API", words(last)));
+            .unwrap_or_else(|| match client.as_deref() {
+                Some(root) if !target.is_empty() && target != root => {
+                    format!("the {} API", words(&last))
+                }
+                Some(root) => format!(
+                    "the {} API",
+                    words(root.rsplit("::").next().unwrap_or(root))
+                ),
+                None => format!("the {} API", words(&last)),
+            });
         return Some(effect("external_api", format!("calls {service}")));
     }
-    if API_CLIENTS
-        .iter()
-        .any(|gem| target == *gem || target.starts_with(&format!("{gem}::")))
-        && !name.ends_with('?')
-        && name != "new"
+    if let Some(root) = client
+        .as_deref()
+        .filter(|r| !Clients::is_http(r) && !Clients::is_store(r))
     {
-        return Some(effect(
-            "external_api",
-            format!(
-                "calls the {} API",
-                target.split("::").next().unwrap_or(last)
-            ),
-        ));
+        // An API SDK: any call but a predicate, a constructor or its configuration.
+        let builder = matches!(
+            name,
+            "new" | "configure" | "config" | "configuration" | "client" | "with" | "tap"
+        ) || name.ends_with('?')
+            || name.ends_with('=');
+        if !builder {
+            return Some(effect(
+                "external_api",
+                format!("calls the {} API", root.split("::").next().unwrap_or(root)),
+            ));
+        }
     }
     None
 }
 
-/// HTTP client libraries: a request call on one is an external API call.
-pub(crate) const HTTP_LIBRARIES: &[&str] = &[
-    "HTTP",
-    "HTTParty",
-    "Faraday",
-    "RestClient",
-    "Net::HTTP",
-    "Excon",
-    "Typhoeus",
-    "HTTPClient",
-    "Curl",
+/// The enqueue calls of ActiveJob and Sidekiq.
+const ENQUEUES: &[&str] = &[
+    "perform_later",
+    "perform_async",
+    "perform_in",
+    "perform_at",
+    "perform_bulk",
 ];
 
-/// API client gems: any call on them reaches a remote service.
-pub(crate) const API_CLIENTS: &[&str] = &[
-    "Stripe",
-    "Octokit",
-    "Aws",
-    "Twilio",
-    "Slack",
-    "Braintree",
-    "PayPal",
-    "Shopify",
-    "Gibbon",
-    "SendGrid",
-    "Mailchimp",
-    "Koala",
-    "Twitter",
-    "Google::Apis",
-];
+fn const_node(path: &str) -> Node {
+    Node::Const {
+        path: path.to_string(),
+        absolute: false,
+    }
+}
+
+fn recv_is_kernel(recv: &Node) -> bool {
+    matches!(recv, Node::Const { path, .. } if path == "Kernel")
+}
 
 /// A mail delivery: `UserMailer.welcome(u).deliver_later`, `UserMailer.with(u: u).welcome
 /// .deliver_now`, Redmine's `Mailer.deliver_document_added(doc, user)`, a Noticed
@@ -430,7 +447,8 @@ mod tests {
         let lookup = Lookup::new(None, &facts);
         let env = TypeEnv::build(&facts.methods[1], Some(&facts.methods[0]), &lookup);
         let body = facts.methods[1].body.clone().unwrap();
-        collect(&[&body], &env, &lookup, rules, "C")
+        let clients = Clients::of_class(&facts, "C", None);
+        collect(&[&body], &env, &lookup, rules, "C", &clients)
             .into_iter()
             .map(|e| (e.kind, e.behavior.description))
             .collect()
@@ -478,6 +496,46 @@ mod tests {
                 ("external_api", "calls the Stripe API".to_string()),
                 ("event", "broadcasts orders".to_string()),
                 ("webhook", "sends the webhook request".to_string()),
+            ]
+        );
+    }
+
+    /// Clients by what holds them: a method of the class, a memoized ivar, a block
+    /// parameter, a builder chain; jobs and broadcasts in their other spellings.
+    #[test]
+    fn clients_wherever_they_are_held_and_jobs_in_every_spelling() {
+        let src = "class C\n  def connection\n    @connection ||= Faraday.new(url: BASE)\n  end\n\n  def client\n    @client ||= Octokit::Client.new(access_token: ENV['T'])\n  end\n\n  def redis\n    Redis.current\n  end\n\n  def m(order)\n    connection.post(\"/orders\", order.to_h)\n    client.create_issue(order.repo, order.title)\n    Net::HTTP.start(order.host) { |http| http.request(order.req) }\n    HTTP.auth(order.token).get(order.url)\n    Sidekiq.redis { |conn| conn.incr(\"orders\") }\n    redis.hincrby(\"stats\", \"orders\", 1)\n    ActiveJob.perform_all_later(order.jobs)\n    Turbo::StreamsChannel.broadcast_replace_to(order)\n    Sidekiq::Client.push(\"class\" => SyncWorker, \"args\" => [1])\n    client.configure { |c| c.per_page = 10 }\n    connection.get?\n  end\nend\n";
+        let facts = extract_with(
+            "app/services/c.rb",
+            src.as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let lookup = Lookup::new(None, &facts);
+        let m = facts.methods.iter().find(|m| m.name == "m").unwrap();
+        let env = TypeEnv::build(m, None, &lookup);
+        let clients = Clients::of_class(&facts, "C", None);
+        let found: Vec<(&str, String)> = collect(
+            &[m.body.as_deref().unwrap()],
+            &env,
+            &lookup,
+            &[],
+            "C",
+            &clients,
+        )
+        .into_iter()
+        .map(|e| (e.kind, e.behavior.description))
+        .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("external_api", "calls the orders API".to_string()),
+                ("external_api", "calls the Octokit API".to_string()),
+                ("external_api", "calls the http API".to_string()),
+                ("cache", "caches orders".to_string()),
+                ("cache", "caches stats".to_string()),
+                ("event", "enqueues the jobs".to_string()),
+                ("event", "broadcasts the update".to_string()),
+                ("event", "enqueues a Sidekiq job".to_string()),
             ]
         );
     }

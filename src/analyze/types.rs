@@ -52,6 +52,17 @@ const OTHER_DIRS: &[&str] = &[
     "lib",
 ];
 
+/// The project-relative paths where Rails would define class `name`, with the kind each
+/// gives (`app/models/payment.rb` is a model, `app/services/...` another class).
+pub fn rails_paths(name: &str) -> impl Iterator<Item = (String, ClassKind)> {
+    let rel = format!("{}.rb", underscore(name));
+    ["app/models", "app/models/concerns"]
+        .iter()
+        .map(|d| (*d, ClassKind::Model))
+        .chain(OTHER_DIRS.iter().map(|d| (*d, ClassKind::Other)))
+        .map(move |(dir, kind)| (format!("{dir}/{rel}"), kind))
+}
+
 impl Lookup {
     /// A lookup for a project root (`None`: only the file's own classes are known).
     pub fn new(root: Option<PathBuf>, facts: &FileFacts) -> Self {
@@ -77,6 +88,11 @@ impl Lookup {
         }
     }
 
+    /// The project root classes are looked up under.
+    pub fn root(&self) -> Option<&PathBuf> {
+        self.root.as_ref()
+    }
+
     /// What kind of class `name` is.
     pub fn kind(&self, name: &str) -> ClassKind {
         if let Some((_, kind)) = self.local.iter().find(|(n, _)| n == name) {
@@ -94,16 +110,10 @@ impl Lookup {
         let Some(root) = &self.root else {
             return ClassKind::Unknown;
         };
-        let rel = format!("{}.rb", underscore(name));
-        if root.join("app/models").join(&rel).is_file()
-            || root.join("app/models/concerns").join(&rel).is_file()
-        {
-            return ClassKind::Model;
+        match rails_paths(name).find(|(rel, _)| root.join(rel).is_file()) {
+            Some((_, kind)) => kind,
+            None => ClassKind::Unknown,
         }
-        if OTHER_DIRS.iter().any(|d| root.join(d).join(&rel).is_file()) {
-            return ClassKind::Other;
-        }
-        ClassKind::Unknown
     }
 
     /// The class a variable name stands for (`payment` → `Payment`, `line_items` is not

@@ -172,9 +172,13 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let analyzing = options.progress.start("analyze", locations.len());
     // What every file's cache key shares, computed once: the analyzer, the rules' digest,
     // and the digests of the files several controllers read (their parents, concerns).
+    let gems = super::project_gems(&config.root);
     let shared = Shared {
         analyzer: fields::AnalysisInputs::analyzer(),
-        rules: fields::AnalysisInputs::rules_digest(&config.side_effects),
+        rules: fields::AnalysisInputs::rules_digest(&config.side_effects, gems.as_deref()),
+        gems,
+        classes: std::sync::Mutex::new(std::collections::HashMap::new()),
+        max_file_size: config.max_file_size,
         digests: std::sync::Mutex::new(std::collections::HashMap::new()),
         routes: std::sync::Mutex::new(std::collections::HashMap::new()),
     };
@@ -623,6 +627,56 @@ struct Shared {
     digests: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<String>>>,
     /// The routes of each project root, read once per run (for controllers).
     routes: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<AppRoutes>>>,
+    /// The gems of the configured root's `Gemfile.lock`.
+    gems: Option<Vec<String>>,
+    /// The files of classes other files' calls reach, parsed once per run, by (project
+    /// root, class).
+    classes: std::sync::Mutex<ClassFiles>,
+    /// `max_file_size`.
+    max_file_size: u64,
+}
+
+type ClassFiles = std::collections::HashMap<
+    (PathBuf, String),
+    Option<(String, std::sync::Arc<index::FileFacts>)>,
+>;
+
+/// The project files of one root, as the analyzer reads them (`analyze::via`).
+struct RootFiles<'s> {
+    shared: &'s Shared,
+    root: &'s Path,
+}
+
+impl std::fmt::Debug for RootFiles<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RootFiles({})", self.root.display())
+    }
+}
+
+impl analyze::via::ProjectFiles for RootFiles<'_> {
+    fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<index::FileFacts>)> {
+        let key = (self.root.to_path_buf(), class.to_string());
+        if let Ok(known) = self.shared.classes.lock() {
+            if let Some(found) = known.get(&key) {
+                return found.clone();
+            }
+        }
+        let found = analyze::types::rails_paths(class)
+            .map(|(rel, _)| rel)
+            .find(|rel| self.root.join(rel).is_file())
+            .and_then(|rel| {
+                let bytes =
+                    index::read_source(&self.root.join(&rel), self.shared.max_file_size).ok()?;
+                let facts = index::extract_with(&rel, &bytes, &ExtractOptions::with_bodies());
+                // A file that does not parse says nothing reliable about its methods.
+                (facts.diagnostic_count == 0 && facts.skipped.is_none())
+                    .then(|| (rel, std::sync::Arc::new(facts)))
+            });
+        if let Ok(mut known) = self.shared.classes.lock() {
+            known.insert(key, found.clone());
+        }
+        found
+    }
 }
 
 /// An app's routes and the files they were read from (`config/routes.rb` and the files
@@ -771,6 +825,10 @@ fn analyze_file(
         Vec::new()
     };
     let routes = controller.then(|| shared.routes(&loc.project_root));
+    let root_files = RootFiles {
+        shared,
+        root: &loc.project_root,
+    };
     let request = analyze::Request {
         facts: &facts,
         class_name: class_name.clone(),
@@ -779,8 +837,17 @@ fn analyze_file(
         rules: &config.side_effects,
         controller_chain: &chain,
         routes: routes.as_ref().map(|r| &r.routes),
+        gems: shared.gems.as_deref(),
+        project: Some(&root_files),
     };
     let analysis = analyze::analyze(&request);
+    let mut reached: Vec<String> = analysis
+        .methods
+        .iter()
+        .flat_map(|m| m.reached_files.iter().cloned())
+        .collect();
+    reached.sort();
+    reached.dedup();
     warnings.extend(analysis.warnings.iter().cloned());
     if analysis.methods.is_empty() {
         return Work::Skipped("None of the selected methods was found in the source".to_string());
@@ -800,12 +867,14 @@ fn analyze_file(
                 files: chain
                     .iter()
                     .map(|link| link.facts.path.as_str())
-                    .filter(|path| *path != loc.source_rel)
                     .chain(
                         routes
                             .iter()
                             .flat_map(|r| r.files.iter().map(String::as_str)),
                     )
+                    // The classes its calls reach (their effects are in the plan).
+                    .chain(reached.iter().map(String::as_str))
+                    .filter(|path| *path != loc.source_rel)
                     .filter_map(|path| {
                         let digest = shared.digest(&loc.project_root, path)?;
                         Some((path.to_string(), digest))
@@ -936,21 +1005,52 @@ fn write_context(out: &mut String, c: &crate::spec::tree::Context, level: usize)
 }
 
 /// The side-effect examples of a method, once each, in order.
-fn collect_side_effects<'t>(
-    contexts: &'t [crate::spec::tree::Context],
-    examples: &'t [crate::spec::tree::Example],
-    out: &mut Vec<&'t str>,
-) {
-    for e in examples {
-        if e.kind == crate::spec::tree::ExampleKind::SideEffect
-            && !out.contains(&e.description.as_str())
+/// The side effects of each method of an analysis `data` (by descriptor, `#name`), as a
+/// person reads them: those every context expects (the ones a leaf ends with are said by
+/// that leaf), each with where it comes from when it is one call away.
+fn effect_lines(data: &Mapping) -> std::collections::BTreeMap<String, Vec<String>> {
+    let bank: std::collections::BTreeMap<&str, &str> = data
+        .get("behaviors")
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| Some((b.get("id")?.as_str()?, b.get("description")?.as_str()?)))
+        .collect();
+    let mut out = std::collections::BTreeMap::new();
+    for m in data
+        .get("methods")
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+    {
+        let class = m.get("type").and_then(Value::as_str) == Some("class");
+        let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
+        let mut lines: Vec<String> = Vec::new();
+        for e in m
+            .get("side_effects")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
         {
-            out.push(&e.description);
+            if e.get("scope").and_then(Value::as_str) == Some("leaf") {
+                continue;
+            }
+            let id = e
+                .get("behavior_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let text = bank.get(id).copied().unwrap_or(id);
+            let line = match e.get("via").and_then(Value::as_str) {
+                Some(via) => format!("{text} (via {via})"),
+                None => text.to_string(),
+            };
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
         }
+        out.insert(format!("{}{name}", if class { "." } else { "#" }), lines);
     }
-    for c in contexts {
-        collect_side_effects(&c.children, &c.examples, out);
-    }
+    out
 }
 
 /// People's text: per file, per method, its contexts as the skeleton lays them out.
@@ -1009,14 +1109,17 @@ fn text(results: &[FileResult], notes: &[String]) -> String {
                 Some((descriptor, m.get("confidence").and_then(Value::as_f64)?))
             })
             .collect();
+        let effects_by_method = effect_lines(data);
         for tree in &trees {
             let confidence = confidences.get(&tree.descriptor).copied().unwrap_or(1.0);
             let _ = writeln!(out, "  {}  (confidence {confidence:.2})", tree.descriptor);
             if let Some(trigger) = &tree.trigger {
                 let _ = writeln!(out, "    runs as {trigger}");
             }
-            let mut effects: Vec<&str> = Vec::new();
-            collect_side_effects(&tree.contexts, &tree.examples, &mut effects);
+            let effects = effects_by_method
+                .get(&tree.descriptor)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
             for e in &tree.examples {
                 if e.kind != crate::spec::tree::ExampleKind::SideEffect {
                     let _ = writeln!(out, "    -> {}", e.description);

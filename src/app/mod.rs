@@ -105,6 +105,14 @@ impl std::fmt::Debug for Cache {
 
 /// The answer of a stage that has nothing to do because `analyze` skipped the file
 /// (`test-config`, `skeleton`): `status: skipped`, the metadata file and why (exit 0).
+/// The gems the project's `Gemfile.lock` resolves, sorted (`None` without a lockfile).
+pub(crate) fn project_gems(root: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read(root.join("Gemfile.lock")).ok()?;
+    Some(crate::analyze::clients::gems_of_lockfile(
+        &String::from_utf8_lossy(&text),
+    ))
+}
+
 pub(crate) fn analysis_skipped(metadata: &str, reason: String) -> crate::report::Answer {
     #[derive(serde::Serialize)]
     struct Skipped<'a> {

@@ -102,7 +102,10 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // What analyze's cache compares besides the source (see `AnalysisInputs::check`).
     let inputs = (
         fields::AnalysisInputs::analyzer(),
-        fields::AnalysisInputs::rules_digest(&config.side_effects),
+        fields::AnalysisInputs::rules_digest(
+            &config.side_effects,
+            super::project_gems(&config.root).as_deref(),
+        ),
     );
     let mut files: Vec<FileStatus> = entries
         .iter()

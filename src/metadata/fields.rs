@@ -179,9 +179,13 @@ impl AnalysisInputs {
     }
 
     /// `sha256:<hex>` of the side-effect rules in effect (of their `Debug` text: any change
-    /// to a rule changes it).
-    pub fn rules_digest(rules: &impl std::fmt::Debug) -> String {
-        super::digest(format!("{rules:?}").as_bytes())
+    /// to a rule changes it) and of the gems the project resolves (an API SDK's constant
+    /// is a client when its gem is there; a version bump changes nothing).
+    pub fn rules_digest(rules: &impl std::fmt::Debug, gems: Option<&[String]>) -> String {
+        match gems {
+            None => super::digest(format!("{rules:?}").as_bytes()),
+            Some(gems) => super::digest(format!("{rules:?}\ngems: {gems:?}").as_bytes()),
+        }
     }
 
     /// The `analysis_inputs` mapping.
@@ -360,6 +364,14 @@ fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Val
             let mut em = Mapping::new();
             set(&mut em, "type", Value::String(e.kind.to_string()));
             set(&mut em, "behavior_id", id_value(ids, &e.behavior));
+            // Added fields: the leaves that end with it expect it (not every context);
+            // where it is reached from when it is not in the method's own code.
+            if e.leaf {
+                set(&mut em, "scope", Value::String("leaf".to_string()));
+            }
+            if let Some(via) = &e.via {
+                set(&mut em, "via", Value::String(via.clone()));
+            }
             Value::Mapping(em)
         })
         .collect();
@@ -377,7 +389,12 @@ fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Val
                 let mut wm = Mapping::new();
                 set(&mut wm, "operation", Value::String(w.operation.clone()));
                 set(&mut wm, "target", Value::String(w.target.clone()));
-                set(&mut wm, "line", Value::from(w.line));
+                // A write reached through another method is on a line of that method's
+                // file: `via` names it instead.
+                match &w.via {
+                    None => set(&mut wm, "line", Value::from(w.line)),
+                    Some(via) => set(&mut wm, "via", Value::String(via.clone())),
+                }
                 Value::Mapping(wm)
             })
             .collect();

@@ -87,6 +87,9 @@ pub struct ValueInput {
 pub struct SideEffectInput {
     /// `behavior_id`, raw (`Null` when missing).
     pub behavior_id: Value,
+    /// `scope: leaf` (an added field): the leaves that end with it say it; it is not an
+    /// example of every leaf context.
+    pub leaf: bool,
 }
 
 impl Characteristic {
@@ -200,6 +203,7 @@ fn read_method(index: usize, value: &Value) -> Result<MethodInput, String> {
         .map(|(k, e)| match e {
             Value::Mapping(m) => Ok(SideEffectInput {
                 behavior_id: field(m, "behavior_id"),
+                leaf: ruby::str(&field(m, "scope")) == Some("leaf"),
             }),
             _ => Err(format!("{label}.side_effects[{k}] must be a Hash")),
         })

@@ -335,7 +335,9 @@ fn decide_method(
             _ => None,
         })
         .collect();
-    let mut uses = uses(m, &side_effect_types, &path_effect_types(metadata, m));
+    // Exactly what the metadata lists: `side_effects` (every effect, those a leaf ends
+    // with included) and `db_writes`.
+    let mut uses = uses(m, &side_effect_types);
     uses.db_writes = db_writes(m);
     let db_by_rules = uses.db;
     let loc = loc(metadata, &name);
@@ -423,45 +425,6 @@ fn decide_method(
     })
 }
 
-/// Side-effect types of the behaviors a method's leaves (or the method itself) end with:
-/// a mail sent in one branch is that branch's behavior, not a side effect of every path,
-/// and its bank entry keeps `subtype: email`. Metadata without such subtypes (the
-/// pipeline's) gives none.
-fn path_effect_types(metadata: &Mapping, m: &Mapping) -> Vec<String> {
-    let bank: Vec<&Mapping> = match metadata.get("behaviors") {
-        Some(Value::Sequence(items)) => items.iter().filter_map(Value::as_mapping).collect(),
-        _ => Vec::new(),
-    };
-    let mut ids: Vec<&Value> = m.get("behavior_id").into_iter().collect();
-    for c in array(m, "characteristics") {
-        if let Value::Mapping(c) = c {
-            if let Some(Value::Sequence(values)) = c.get("values") {
-                ids.extend(
-                    values
-                        .iter()
-                        .filter_map(Value::as_mapping)
-                        .filter_map(|v| v.get("behavior_id")),
-                );
-            }
-        }
-    }
-    let mut out: Vec<String> = Vec::new();
-    for id in ids {
-        let subtype = bank
-            .iter()
-            .find(|b| b.get("id") == Some(id))
-            .and_then(|b| b.get("subtype"))
-            .filter(|s| !s.is_null())
-            .map(ruby::to_s);
-        if let Some(s) = subtype {
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        }
-    }
-    out
-}
-
 /// Whether rspec-scout's analyzer wrote the metadata (it records `analysis_inputs`).
 fn analyzed_here(metadata: &Mapping) -> bool {
     metadata.get("analysis_inputs").is_some()
@@ -475,7 +438,11 @@ fn db_writes(m: &Mapping) -> Vec<String> {
             Value::Mapping(w) => {
                 let op = ruby::to_s(w.get("operation").unwrap_or(&Value::Null));
                 let target = ruby::to_s(w.get("target").unwrap_or(&Value::Null));
-                (!op.is_empty()).then(|| format!("{target}.{op}"))
+                let via = match w.get("via").and_then(Value::as_str) {
+                    Some(via) => format!(" via {via}"),
+                    None => String::new(),
+                };
+                (!op.is_empty()).then(|| format!("{target}.{op}{via}"))
             }
             _ => None,
         })
@@ -485,9 +452,9 @@ fn db_writes(m: &Mapping) -> Vec<String> {
 /// What a method touches: the database (a `model` setup or a `cache` side effect), HTTP
 /// (an `external_api` side effect or an external source whose class is an HTTP client),
 /// queues (`event`, `webhook`, `email`); pure when none and no side effect at all.
-fn uses(m: &Mapping, side_effect_types: &[String], path_types: &[String]) -> Uses {
+fn uses(m: &Mapping, side_effect_types: &[String]) -> Uses {
     let characteristics = array(m, "characteristics");
-    let has_type = |t: &str| side_effect_types.iter().chain(path_types).any(|s| s == t);
+    let has_type = |t: &str| side_effect_types.iter().any(|s| s == t);
     let db = characteristics.iter().any(
         |c| matches!(c, Value::Mapping(c) if ruby::to_s(&dig(c.get("setup"), "type")) == "model"),
     ) || has_type("cache");
@@ -504,11 +471,7 @@ fn uses(m: &Mapping, side_effect_types: &[String], path_types: &[String]) -> Use
         db,
         external_http,
         queue,
-        pure: !db
-            && !external_http
-            && !queue
-            && side_effect_types.is_empty()
-            && path_types.is_empty(),
+        pure: !db && !external_http && !queue && side_effect_types.is_empty(),
         db_writes: Vec::new(),
     }
 }

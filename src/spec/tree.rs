@@ -120,7 +120,9 @@ fn build_method(
     bank: &BehaviorBank,
 ) -> Result<MethodTree, String> {
     let mut side_effects = Vec::new();
-    for effect in &m.side_effects {
+    // An effect a leaf ends with is that leaf's example (`scope: leaf`), not one of every
+    // context; the pipeline's metadata has none such.
+    for effect in m.side_effects.iter().filter(|e| !e.leaf) {
         if let Some(r) = bank.side_effect(&effect.behavior_id)? {
             side_effects.push(SideEffect {
                 id: r.id,
