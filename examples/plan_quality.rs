@@ -102,7 +102,7 @@ struct App {
 }
 
 struct AppFile {
-    facts: FileFacts,
+    facts: std::sync::Arc<FileFacts>,
     /// Per class with public methods: the analysis, the skeleton (full mode) or why not.
     classes: Vec<ClassPlan>,
 }
@@ -127,17 +127,48 @@ impl App {
         let gems = std::fs::read(root.join("Gemfile.lock"))
             .ok()
             .map(|b| analyze::clients::gems_of_lockfile(&String::from_utf8_lossy(&b)));
-        let files = found
+        // Every file first: the analysis follows calls into other files of the app.
+        let parsed: Vec<std::sync::Arc<FileFacts>> = found
             .files
             .iter()
             .filter_map(|f| {
                 let bytes = index::read_source(&f.path, 16 << 20).ok()?;
-                let facts = index::extract_with(&f.rel, &bytes, &ExtractOptions::with_bodies());
-                let classes = plans(root, &facts, &routes, gems.as_deref());
-                Some(AppFile { facts, classes })
+                Some(std::sync::Arc::new(index::extract_with(
+                    &f.rel,
+                    &bytes,
+                    &ExtractOptions::with_bodies(),
+                )))
+            })
+            .collect();
+        let project = Parsed(
+            parsed
+                .iter()
+                .filter(|f| f.diagnostic_count == 0)
+                .map(|f| (f.path.clone(), f.clone()))
+                .collect(),
+        );
+        let files = parsed
+            .iter()
+            .map(|facts| {
+                let classes = plans(root, facts, &routes, gems.as_deref(), &project);
+                AppFile {
+                    facts: facts.clone(),
+                    classes,
+                }
             })
             .collect();
         App { files }
+    }
+}
+
+/// The app's parsed files, by path, as the analyzer reads other classes' files.
+#[derive(Debug)]
+struct Parsed(BTreeMap<String, std::sync::Arc<FileFacts>>);
+
+impl analyze::via::ProjectFiles for Parsed {
+    fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<FileFacts>)> {
+        analyze::types::rails_paths(class)
+            .find_map(|(rel, _)| self.0.get(&rel).map(|f| (rel.clone(), f.clone())))
     }
 }
 
@@ -146,6 +177,7 @@ fn plans(
     facts: &FileFacts,
     routes: &index::routes::Routes,
     gems: Option<&[String]>,
+    project: &Parsed,
 ) -> Vec<ClassPlan> {
     let mut owners: Vec<&str> = Vec::new();
     for m in &facts.methods {
@@ -180,7 +212,7 @@ fn plans(
                 controller_chain: &chain,
                 routes: Some(routes),
                 gems,
-                project: None,
+                project: Some(project),
             };
             let analysis = analyze::analyze(&request);
             let skeleton = skeleton(facts, class_name, &analysis);
@@ -578,6 +610,8 @@ fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String
         {
             Some("cache")
         } else if ["perform_later", "perform_async", "perform_in", "perform_at"].contains(&name)
+            || (recv == "Sidekiq::Client" && ["push", "push_bulk"].contains(&name))
+            || name == "perform_all_later"
             || (recv == "ActiveSupport::Notifications" && name == "instrument")
             || (["broadcast", "broadcast_to", "publish"].contains(&name) && c.recv.is_some())
             || (c.recv.is_none() && name.starts_with("broadcast_"))
@@ -622,6 +656,15 @@ fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String
         ]
         .contains(&name)
             || (recv == "URI" && name == "open")
+            // API SDKs: any call but a constructor, a predicate or configuration.
+            || ([
+                "Stripe::", "Aws::", "Octokit", "Twilio::", "Slack::", "Fog::", "Google::Apis::",
+                "Braintree::", "OpenAI::",
+            ]
+            .iter()
+            .any(|p| recv.starts_with(p) || recv == p.trim_end_matches("::"))
+                && !["new", "configure", "config"].contains(&name)
+                && !name.ends_with('?'))
         {
             Some("external_api")
         } else {
@@ -708,43 +751,15 @@ fn figures(app: &App) -> Figures {
                         .push(format!("{}:{line} {text}", file.facts.path));
                 }
                 let mut tool: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-                for e in &m.side_effects {
+                // The oracle reads the method's own code: effects one call away (`via`)
+                // are measured against the labels instead.
+                for e in m.side_effects.iter().filter(|e| e.via.is_none()) {
                     tool.entry(e.kind)
                         .or_default()
                         .push(e.behavior.description.clone());
                 }
-                // A side effect that is a leaf's or the method's outcome is said there
-                // (`it 'sends invitation email'`), not repeated as a side effect.
-                let outcomes: BTreeSet<String> = m
-                    .characteristics
-                    .iter()
-                    .flat_map(|c| &c.values)
-                    .filter_map(|v| v.behavior.as_ref())
-                    .chain(m.outcome.iter())
-                    .map(|b| b.description.clone())
-                    .collect();
-                for text in outcomes {
-                    let kind = if text.starts_with("sends ")
-                        && (text.ends_with(" email") || text.ends_with(" notification"))
-                    {
-                        Some("email")
-                    } else if text.starts_with("enqueues ")
-                        || text.starts_with("broadcasts ")
-                        || text.starts_with("publishes ")
-                    {
-                        Some("event")
-                    } else if text.starts_with("caches ") || text.starts_with("clears cached ") {
-                        Some("cache")
-                    } else {
-                        None
-                    };
-                    if let Some(kind) = kind {
-                        let list = tool.entry(kind).or_default();
-                        if !list.contains(&text) {
-                            list.push(text);
-                        }
-                    }
-                }
+                // `side_effects` holds every effect (those a leaf ends with too, `scope:
+                // leaf`): the oracle is compared with that list alone.
                 let kinds: BTreeSet<&'static str> =
                     by_kind.keys().chain(tool.keys()).copied().collect();
                 for kind in kinds {
@@ -1042,6 +1057,8 @@ struct LabelMethod {
 struct LabelChar {
     subject: String,
     #[serde(default)]
+    parent: Option<String>,
+    #[serde(default)]
     lines: Vec<u32>,
     #[serde(rename = "type", default)]
     kind: String,
@@ -1081,6 +1098,13 @@ struct MethodScore {
     effects_matched: usize,
     effects_tool: usize,
     effects_tool_matched: usize,
+    /// Matched characteristics whose parent is the expert's (both top-level, or the
+    /// tool's parent is the match of the expert's parent).
+    structure_agrees: usize,
+    /// Database writes: the expert's call sites, the tool's, matched (per method, min).
+    writes_expert: usize,
+    writes_tool: usize,
+    writes_matched: usize,
 }
 
 struct Score {
@@ -1138,6 +1162,10 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             effects_matched: 0,
             effects_tool: 0,
             effects_tool_matched: 0,
+            structure_agrees: 0,
+            writes_expert: 0,
+            writes_tool: 0,
+            writes_matched: 0,
         };
         let Some(m) = found else {
             s.missed = label
@@ -1171,7 +1199,9 @@ fn score(app: &App, labels: &LabelFile) -> Score {
         s.tool = m.characteristics.len() - s.filter_guards;
         // The expert's lines of each label characteristic that was found.
         let mut matched_lines: Vec<(u32, &str)> = Vec::new();
-        for expert in &label.characteristics {
+        // (expert index, tool index) of each match, for the structure.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for (ei, expert) in label.characteristics.iter().enumerate() {
             let same_file = expert.file.as_deref().is_none_or(|f| f == label.file);
             // Among the tool's characteristics on the expert's lines, the one whose name
             // shares most words with the expert's subject (two tests on one line, such as
@@ -1188,6 +1218,7 @@ fn score(app: &App, labels: &LabelFile) -> Score {
                     matched_lines
                         .extend(expert.lines.iter().map(|&l| (l, expert.subject.as_str())));
                     used[i] = true;
+                    pairs.push((ei, i));
                     s.matched += 1;
                     if m.characteristics[i].kind.as_str() == expert.kind {
                         s.type_agrees += 1;
@@ -1200,6 +1231,25 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             }
         }
         s.tool_matched = used.iter().filter(|u| **u).count();
+        // Structure: the tool's parent of a matched characteristic is the match of the
+        // expert's parent (both at the top counts).
+        for &(ei, ti) in &pairs {
+            let expert_parent = label.characteristics[ei].parent.as_deref();
+            let tool_parent = m.characteristics[ti].parent;
+            let agrees = match (expert_parent, tool_parent) {
+                (None, None) => true,
+                (Some(subject), Some(tp)) => label
+                    .characteristics
+                    .iter()
+                    .position(|c| c.subject == subject)
+                    .and_then(|pe| pairs.iter().find(|(e, _)| *e == pe))
+                    .is_some_and(|(_, t)| *t == tp),
+                _ => false,
+            };
+            if agrees {
+                s.structure_agrees += 1;
+            }
+        }
         for (i, c) in m.characteristics.iter().enumerate() {
             if used[i] || guard[i] {
                 continue;
@@ -1237,10 +1287,24 @@ fn score(app: &App, labels: &LabelFile) -> Score {
         // Side effects by type, per method.
         let mut expert: BTreeMap<&str, usize> = BTreeMap::new();
         for e in &label.side_effects {
-            if EFFECT_TYPES.contains(&e.kind.as_str()) {
-                *expert.entry(e.kind.as_str()).or_default() += 1;
+            // The labels' `job` is the contract's `event` (an enqueue).
+            let kind = if e.kind == "job" {
+                "event"
+            } else {
+                e.kind.as_str()
+            };
+            if EFFECT_TYPES.contains(&kind) {
+                *expert.entry(kind).or_default() += 1;
             }
         }
+        // Database writes: call sites against the tool's `db_writes`.
+        s.writes_expert = label
+            .side_effects
+            .iter()
+            .filter(|e| e.kind == "db_write")
+            .count();
+        s.writes_tool = m.db_writes.len();
+        s.writes_matched = s.writes_expert.min(s.writes_tool);
         let mut tool: BTreeMap<&str, usize> = BTreeMap::new();
         for e in &m.side_effects {
             *tool.entry(e.kind).or_default() += 1;
@@ -1345,6 +1409,26 @@ impl Score {
             etm,
             et,
             pct(etm, et)
+        ));
+        line(format!(
+            "structure: {}/{} matched characteristics under the expert's parent ({})",
+            sum(|m| m.structure_agrees),
+            matched,
+            pct(sum(|m| m.structure_agrees), matched)
+        ));
+        let (we, wt, wm) = (
+            sum(|m| m.writes_expert),
+            sum(|m| m.writes_tool),
+            sum(|m| m.writes_matched),
+        );
+        line(format!(
+            "db writes: recall {}/{} ({}), precision {}/{} ({})",
+            wm,
+            we,
+            pct(wm, we),
+            wm,
+            wt,
+            pct(wm, wt)
         ));
         if details {
             for m in &self.methods {

@@ -62,7 +62,7 @@ fn text_format_shows_the_contexts_the_skeleton_writes() {
           => returns payment failed failure result
         side effect: sends payment completed notification
         side effect: sends receipt email
-        side effect: calls the Stripe API (via PaymentGateway#charge)
+        side effect: calls the Stripe charge create API (via PaymentGateway#charge)
       #refund  (confidence 1.00)
         when refund eligible
           -> returns success result

@@ -75,6 +75,44 @@ pub const API_CLIENTS: &[(&str, &str)] = &[
     ("Sentry", "sentry-ruby"),
 ];
 
+/// Calls that build or configure a client and return it (the next call in the chain is
+/// made on the client).
+const BUILDERS: &[&str] = &[
+    "new",
+    "current",
+    "auth",
+    "basic_auth",
+    "headers",
+    "timeout",
+    "follow",
+    "with",
+    "persistent",
+    "via",
+    "accept",
+    "cookies",
+    "use",
+    "nodelay",
+    "encoding",
+    "with_options",
+    "client",
+    "connection",
+    "resource",
+    "bucket",
+    "object",
+    "pool",
+];
+
+/// Parts of API gems that compute locally: no request is sent through them.
+const LOCAL_PARTS: &[&str] = &[
+    "Twitter::TwitterText",
+    "Twitter::Autolink",
+    "Stripe::Util",
+    "Stripe::Webhook",
+    "Stripe::StripeObject",
+    "Aws::Sigv4",
+    "Google::Apis::Core",
+];
+
 /// Redis clients.
 pub const STORES: &[&str] = &["Redis", "$redis", "Rails.cache", "Sidekiq.redis", "Kredis"];
 
@@ -172,9 +210,11 @@ impl Clients {
                         Some("Redis".to_string())
                     }
                     // A builder chain on a client (`Faraday.new(url)`, `HTTP.auth(t)`,
-                    // `Redis.current`, `Octokit::Client.new(...)`) is that client.
-                    (Some(recv), _) => self.root_of(recv, blocks),
-                    (None, _) => None,
+                    // `Redis.current`, `Octokit::Client.new(...)`) is that client; any
+                    // other call returns what the service answered (`Stripe::Invoice
+                    // .retrieve(id).status` reads the answer, it sends no request).
+                    (Some(recv), name) if BUILDERS.contains(&name) => self.root_of(recv, blocks),
+                    _ => None,
                 }
             }
             _ => None,
@@ -184,6 +224,9 @@ impl Clients {
     /// `path` when it is (under) a client constant this project has.
     fn known(&self, path: &str) -> Option<String> {
         let under = |root: &str| path == root || path.starts_with(&format!("{root}::"));
+        if LOCAL_PARTS.iter().any(|p| under(p)) {
+            return None;
+        }
         if let Some(h) = HTTP_LIBRARIES.iter().find(|h| under(h)) {
             return Some((*h).to_string());
         }

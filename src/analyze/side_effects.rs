@@ -65,10 +65,12 @@ impl<'n> Visitor<'n> for Finder<'_> {
         let effect = classify(c, self);
         // A block given a client (`Net::HTTP.start(host) { |http| ... }`,
         // `Sidekiq.redis { |conn| ... }`): its first parameter holds that client inside.
+        // A constructor's block configures the client (`Faraday.new { |f| f.request :json }`
+        // yields a builder, not a connection): only a call that opens one yields it.
         let yielded = c
             .block
             .as_ref()
-            .filter(|b| !b.params.is_empty())
+            .filter(|b| !b.params.is_empty() && !matches!(c.name.as_str(), "new" | "configure"))
             .and_then(|_| self.clients.root_of(node, &self.blocks));
         if effect.is_none() && yielded.is_none() {
             return true;
@@ -216,9 +218,19 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
     }
     // What the call is made on: a client of a remote service or a store, wherever it is
     // held (a local, an ivar, a method of the class, a block parameter, a chain).
+    // A variable typed by what it was built from counts when it holds a client
+    // (`s3 = Aws::S3::Client.new`), not a resource an SDK returned (`charge =
+    // Stripe::Charge.create(...)`: `charge.paid` reads an attribute).
     let client = f.clients.root_of(recv, &f.blocks).or_else(|| {
         target
             .as_deref()
+            .filter(|t| {
+                let last = t.rsplit("::").next().unwrap_or(t);
+                matches!(recv, Node::Const { .. })
+                    || last.ends_with("Client")
+                    || last.ends_with("Service")
+                    || !t.contains("::")
+            })
             .and_then(|t| f.clients.root_of(&const_node(t), &f.blocks))
     });
     if let Some(root) = client.as_deref().filter(|r| Clients::is_store(r)) {
@@ -263,8 +275,17 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         let event = first_name(c).unwrap_or_else(|| words(&last));
         return Some(effect("event", format!("publishes {event} event")));
     }
-    if (last.ends_with("Job") || last.ends_with("Worker")) && ENQUEUES.contains(&name) {
-        return Some(effect("event", format!("enqueues {}", words(&last))));
+    // `perform_later`/`perform_async` are ActiveJob's and Sidekiq's enqueues, whatever the
+    // class is called (`UserDeleter.perform_async(id)`) or holds it (`job_class.perform_async`).
+    if ENQUEUES.contains(&name) && !matches!(recv, Node::SelfRef) {
+        let job = if last.ends_with("Job") || last.ends_with("Worker") {
+            words(&last)
+        } else if matches!(recv, Node::Const { .. }) {
+            format!("{} job", words(&last))
+        } else {
+            "the job".to_string()
+        };
+        return Some(effect("event", format!("enqueues {job}")));
     }
     if target == "Sidekiq::Client" && ["push", "push_bulk", "enqueue", "enqueue_to"].contains(&name)
     {
@@ -305,16 +326,39 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         .as_deref()
         .filter(|r| !Clients::is_http(r) && !Clients::is_store(r))
     {
-        // An API SDK: any call but a predicate, a constructor or its configuration.
-        let builder = matches!(
+        // An API SDK: any call but a predicate, a constructor, its configuration or what
+        // it computes locally (`Stripe::Webhook.construct_event` checks a signature).
+        let local = matches!(
             name,
-            "new" | "configure" | "config" | "configuration" | "client" | "with" | "tap"
+            "new"
+                | "configure"
+                | "config"
+                | "configuration"
+                | "client"
+                | "with"
+                | "tap"
+                | "construct_from"
+                | "construct_event"
+                | "to_h"
+                | "to_json"
+                | "id"
+                | "[]"
         ) || name.ends_with('?')
             || name.ends_with('=');
-        if !builder {
+        if !local {
+            // What is called, so two calls read apart: `calls the Stripe subscription
+            // update API` (`Stripe::Subscription.update`), `calls the Octokit create issue
+            // API` (`client.create_issue`).
+            let base = root.split("::").next().unwrap_or(root);
+            let resource = target
+                .strip_prefix(root)
+                .map(|r| r.trim_start_matches("::"))
+                .filter(|r| !r.is_empty() && !r.ends_with("Client"))
+                .map(|r| format!("{} ", words(&r.replace("::", " "))))
+                .unwrap_or_default();
             return Some(effect(
                 "external_api",
-                format!("calls the {} API", root.split("::").next().unwrap_or(root)),
+                format!("calls the {base} {resource}{} API", words(name)),
             ));
         }
     }
@@ -493,7 +537,10 @@ mod tests {
                 ("email", "sends new follower notification".to_string()),
                 ("event", "enqueues cache page job".to_string()),
                 ("external_api", "fetches the URL".to_string()),
-                ("external_api", "calls the Stripe API".to_string()),
+                (
+                    "external_api",
+                    "calls the Stripe charge create API".to_string()
+                ),
                 ("event", "broadcasts orders".to_string()),
                 ("webhook", "sends the webhook request".to_string()),
             ]
@@ -504,7 +551,7 @@ mod tests {
     /// parameter, a builder chain; jobs and broadcasts in their other spellings.
     #[test]
     fn clients_wherever_they_are_held_and_jobs_in_every_spelling() {
-        let src = "class C\n  def connection\n    @connection ||= Faraday.new(url: BASE)\n  end\n\n  def client\n    @client ||= Octokit::Client.new(access_token: ENV['T'])\n  end\n\n  def redis\n    Redis.current\n  end\n\n  def m(order)\n    connection.post(\"/orders\", order.to_h)\n    client.create_issue(order.repo, order.title)\n    Net::HTTP.start(order.host) { |http| http.request(order.req) }\n    HTTP.auth(order.token).get(order.url)\n    Sidekiq.redis { |conn| conn.incr(\"orders\") }\n    redis.hincrby(\"stats\", \"orders\", 1)\n    ActiveJob.perform_all_later(order.jobs)\n    Turbo::StreamsChannel.broadcast_replace_to(order)\n    Sidekiq::Client.push(\"class\" => SyncWorker, \"args\" => [1])\n    client.configure { |c| c.per_page = 10 }\n    connection.get?\n  end\nend\n";
+        let src = "class C\n  def connection\n    @connection ||= Faraday.new(url: BASE)\n  end\n\n  def client\n    @client ||= Octokit::Client.new(access_token: ENV['T'])\n  end\n\n  def redis\n    Redis.current\n  end\n\n  def m(order)\n    connection.post(\"/orders\", order.to_h)\n    client.create_issue(order.repo, order.title)\n    Net::HTTP.start(order.host) { |http| http.request(order.req) }\n    HTTP.auth(order.token).get(order.url)\n    Sidekiq.redis { |conn| conn.incr(\"orders\") }\n    redis.hincrby(\"stats\", \"orders\", 1)\n    ActiveJob.perform_all_later(order.jobs)\n    Turbo::StreamsChannel.broadcast_replace_to(order)\n    Sidekiq::Client.push(\"class\" => SyncWorker, \"args\" => [1])\n    client.configure { |c| c.per_page = 10 }\n    connection.get?\n    Faraday.new(url: BASE) { |f| f.request :json }\n    Stripe::Invoice.retrieve(order.invoice_id).status\n  end\nend\n";
         let facts = extract_with(
             "app/services/c.rb",
             src.as_bytes(),
@@ -529,13 +576,20 @@ mod tests {
             found,
             vec![
                 ("external_api", "calls the orders API".to_string()),
-                ("external_api", "calls the Octokit API".to_string()),
+                (
+                    "external_api",
+                    "calls the Octokit create issue API".to_string()
+                ),
                 ("external_api", "calls the http API".to_string()),
                 ("cache", "caches orders".to_string()),
                 ("cache", "caches stats".to_string()),
                 ("event", "enqueues the jobs".to_string()),
                 ("event", "broadcasts the update".to_string()),
                 ("event", "enqueues a Sidekiq job".to_string()),
+                (
+                    "external_api",
+                    "calls the Stripe invoice retrieve API".to_string()
+                ),
             ]
         );
     }
