@@ -146,6 +146,7 @@ impl App {
                 .filter(|f| f.diagnostic_count == 0)
                 .map(|f| (f.path.clone(), f.clone()))
                 .collect(),
+            analyze::types::app_dirs(root),
         );
         let files = parsed
             .iter()
@@ -163,11 +164,11 @@ impl App {
 
 /// The app's parsed files, by path, as the analyzer reads other classes' files.
 #[derive(Debug)]
-struct Parsed(BTreeMap<String, std::sync::Arc<FileFacts>>);
+struct Parsed(BTreeMap<String, std::sync::Arc<FileFacts>>, Vec<String>);
 
 impl analyze::via::ProjectFiles for Parsed {
     fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<FileFacts>)> {
-        analyze::types::rails_paths(class)
+        analyze::types::rails_paths(class, &self.1)
             .find_map(|(rel, _)| self.0.get(&rel).map(|f| (rel.clone(), f.clone())))
     }
 }
@@ -533,6 +534,7 @@ fn effect_sites(
     facts: &FileFacts,
     class_name: &str,
     method: &MethodFacts,
+    app_classes: &BTreeSet<String>,
 ) -> Vec<(&'static str, u32, String)> {
     let mut bodies: Vec<&Node> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
@@ -557,7 +559,7 @@ fn effect_sites(
     }
     let mut out = Vec::new();
     for body in bodies {
-        sites(body, class_name, &mut out);
+        sites(body, class_name, app_classes, &mut out);
     }
     out
 }
@@ -571,7 +573,12 @@ fn implicit_calls(node: &Node, out: &mut Vec<String>) {
     node.for_each_child(&mut |child| implicit_calls(child, out));
 }
 
-fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String)>) {
+fn sites(
+    node: &Node,
+    class_name: &str,
+    app_classes: &BTreeSet<String>,
+    out: &mut Vec<(&'static str, u32, String)>,
+) {
     if let Node::Call(c) = node {
         let recv = c.recv.as_ref().map(Node::render).unwrap_or_default();
         let name = c.name.as_str();
@@ -613,7 +620,10 @@ fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String
             || (recv == "Sidekiq::Client" && ["push", "push_bulk"].contains(&name))
             || name == "perform_all_later"
             || (recv == "ActiveSupport::Notifications" && name == "instrument")
-            || (["broadcast", "broadcast_to", "publish"].contains(&name) && c.recv.is_some())
+            || (["broadcast", "broadcast_to"].contains(&name) && c.recv.is_some())
+            // `publish` on a class the app defines is that class's own method (one call
+            // away, judged by the labels); on anything else it publishes.
+            || (name == "publish" && c.recv.is_some() && !app_classes.contains(&recv))
             || (c.recv.is_none() && name.starts_with("broadcast_"))
         {
             Some("event")
@@ -673,12 +683,12 @@ fn sites(node: &Node, class_name: &str, out: &mut Vec<(&'static str, u32, String
         if let Some(kind) = kind {
             out.push((kind, c.line, text));
             for a in &c.args {
-                sites(a, class_name, out);
+                sites(a, class_name, app_classes, out);
             }
             return;
         }
     }
-    node.for_each_child(&mut |child| sites(child, class_name, out));
+    node.for_each_child(&mut |child| sites(child, class_name, app_classes, out));
 }
 
 struct Figures {
@@ -712,6 +722,11 @@ struct Figures {
 }
 
 fn figures(app: &App) -> Figures {
+    let app_classes: BTreeSet<String> = app
+        .files
+        .iter()
+        .flat_map(|f| f.facts.classes.iter().map(|c| c.name.clone()))
+        .collect();
     let mut f = Figures {
         effects: BTreeMap::new(),
         reported: BTreeMap::new(),
@@ -742,7 +757,7 @@ fn figures(app: &App) -> Figures {
                     continue;
                 };
                 // Side effects: per method and kind, the tool's count against the sites'.
-                let sites = effect_sites(&file.facts, &plan.class_name, facts);
+                let sites = effect_sites(&file.facts, &plan.class_name, facts, &app_classes);
                 let mut by_kind: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
                 for (kind, line, text) in &sites {
                     by_kind

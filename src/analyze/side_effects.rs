@@ -20,7 +20,7 @@ use crate::index::body::{walk, Call, Node, Visitor};
 use super::clients::{Clients, REQUEST_CALLS};
 use super::grammar::{self, words};
 use super::model::{BehaviorDraft, BehaviorKind, SideEffect};
-use super::types::{Lookup, TypeEnv};
+use super::types::{ClassKind, Lookup, TypeEnv};
 
 /// Finds side effects in `nodes`, in order of appearance, each once.
 pub fn collect(
@@ -269,8 +269,11 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         let event = first_name(c).unwrap_or_else(|| "the webhook".to_string());
         return Some(effect("webhook", format!("sends {event} notification")));
     }
+    // `publish` on a class of the app is that class's own method: what it does (a row, a
+    // broadcast) is found one call away, not guessed from its name.
+    let app_class = !target.is_empty() && lookup.kind(&target) != ClassKind::Unknown;
     if (target == "ActiveSupport::Notifications" && name == "instrument")
-        || (["publish", "emit"].contains(&name) && !matches!(recv, Node::SelfRef))
+        || (["publish", "emit"].contains(&name) && !matches!(recv, Node::SelfRef) && !app_class)
     {
         let event = first_name(c).unwrap_or_else(|| words(&last));
         return Some(effect("event", format!("publishes {event} event")));

@@ -31,6 +31,8 @@ pub enum ClassKind {
 #[derive(Debug)]
 pub struct Lookup {
     root: Option<PathBuf>,
+    /// The app's other autoloaded folders, read on first need.
+    app_dirs: std::sync::OnceLock<Vec<String>>,
     local: Vec<(String, ClassKind)>,
     cache: RefCell<HashMap<String, ClassKind>>,
 }
@@ -54,13 +56,50 @@ const OTHER_DIRS: &[&str] = &[
 
 /// The project-relative paths where Rails would define class `name`, with the kind each
 /// gives (`app/models/payment.rb` is a model, `app/services/...` another class).
-pub fn rails_paths(name: &str) -> impl Iterator<Item = (String, ClassKind)> {
+/// `app_dirs` are the app's other autoloaded folders ([`app_dirs`]: `app/events`, ...).
+pub fn rails_paths<'d>(
+    name: &str,
+    app_dirs: &'d [String],
+) -> impl Iterator<Item = (String, ClassKind)> + 'd {
     let rel = format!("{}.rb", underscore(name));
     ["app/models", "app/models/concerns"]
         .iter()
         .map(|d| (*d, ClassKind::Model))
         .chain(OTHER_DIRS.iter().map(|d| (*d, ClassKind::Other)))
+        .map(|(d, k)| (d.to_string(), k))
+        .chain(app_dirs.iter().map(|d| (d.clone(), ClassKind::Other)))
         .map(move |(dir, kind)| (format!("{dir}/{rel}"), kind))
+}
+
+/// The folders under `{root}/app` that Rails autoloads besides the usual ones
+/// (`app/events`, `app/decorators`, `app/uploaders`), sorted; not assets or views.
+pub fn app_dirs(root: &std::path::Path) -> Vec<String> {
+    const NOT_CODE: &[&str] = &[
+        "assets",
+        "views",
+        "javascript",
+        "javascripts",
+        "stylesheets",
+        "images",
+        "frontend",
+        "webpacker",
+        "packs",
+        "fonts",
+    ];
+    let mut dirs: Vec<String> = std::fs::read_dir(root.join("app"))
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !NOT_CODE.contains(&n.as_str()) && !n.starts_with('.'))
+                .map(|n| format!("app/{n}"))
+                .filter(|d| d != "app/models" && !OTHER_DIRS.contains(&d.as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
 }
 
 impl Lookup {
@@ -83,6 +122,7 @@ impl Lookup {
             .collect();
         Lookup {
             root,
+            app_dirs: std::sync::OnceLock::new(),
             local,
             cache: RefCell::new(HashMap::new()),
         }
@@ -110,7 +150,8 @@ impl Lookup {
         let Some(root) = &self.root else {
             return ClassKind::Unknown;
         };
-        match rails_paths(name).find(|(rel, _)| root.join(rel).is_file()) {
+        let dirs = self.app_dirs.get_or_init(|| app_dirs(root));
+        match rails_paths(name, dirs).find(|(rel, _)| root.join(rel).is_file()) {
             Some((_, kind)) => kind,
             None => ClassKind::Unknown,
         }

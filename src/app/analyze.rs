@@ -661,7 +661,8 @@ impl analyze::via::ProjectFiles for RootFiles<'_> {
                 return found.clone();
             }
         }
-        let found = analyze::types::rails_paths(class)
+        let dirs = analyze::types::app_dirs(self.root);
+        let found = analyze::types::rails_paths(class, &dirs)
             .map(|(rel, _)| rel)
             .find(|rel| self.root.join(rel).is_file())
             .and_then(|rel| {
