@@ -194,6 +194,7 @@ fn plans(
                 .iter()
                 .filter(|m| m.owner == class_name && m.is_public_api() && !m.dynamic)
                 .map(|m| Selected {
+                    class: None,
                     name: m.name.clone(),
                     kind: Some(m.kind),
                     method_mode: "new".to_string(),

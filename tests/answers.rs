@@ -137,10 +137,12 @@ fn pages_print_one_wave_or_one_file_of_the_whole_plan() {
         .expect_code(0);
     let answer: serde_json::Value = serde_json::from_str(&none.stdout).unwrap();
     assert_eq!(answer["method_waves"], serde_json::json!([]));
-    assert_eq!(
-        answer["warnings"][1],
-        "--file app/models/nope.rb: not a file of the plan"
-    );
+    assert!(answer["warnings"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!(
+            "--file app/models/nope.rb: not a file of the plan"
+        )));
 }
 
 #[test]

@@ -1448,3 +1448,80 @@ automation:
         .expect_code(1);
     assert!(run.stderr.contains("(METADATA_INVALID)"), "{}", run.stderr);
 }
+
+/// Every class of a file is planned: a module holding two classes and an error class
+/// gives one metadata file whose methods name their class, and a spec with one example
+/// group per class, each method's block in its class's group.
+#[test]
+fn every_class_of_a_file_gets_its_own_example_group() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    p.init_repo();
+    p.run(&["discover", "--all", "app/services/storage.rb"])
+        .expect_code(0);
+    let meta = p.read("tmp/rspec_metadata/app_services_storage.yml");
+    assert!(meta.contains("class_name: Storage\n"), "{meta}");
+    assert!(meta.contains("    class_name: Storage::Remote\n"), "{meta}");
+    p.run(&["analyze", "--from-metadata"]).expect_code(0);
+    p.run(&[
+        "validate",
+        "--stage",
+        "code-analyzer",
+        "tmp/rspec_metadata/app_services_storage.yml",
+    ])
+    .expect_code(0);
+    let answer = p
+        .run(&[
+            "test-config",
+            "tmp/rspec_metadata/app_services_storage.yml",
+            "--format",
+            "json",
+        ])
+        .expect_code(0);
+    let answer: serde_json::Value = serde_json::from_str(&answer.stdout).unwrap();
+    assert_eq!(answer["updated_methods"], 4);
+    let meta = p.read("tmp/rspec_metadata/app_services_storage.yml");
+    assert_eq!(
+        meta.matches("isolation_decider_completed: true").count(),
+        1,
+        "{meta}"
+    );
+    assert_eq!(meta.matches("    test_config:").count(), 4, "{meta}");
+    p.run(&[
+        "skeleton",
+        "app/services/storage.rb",
+        "--placeholders",
+        "pending",
+    ])
+    .expect_code(0);
+    let spec = p.read("spec/services/storage_spec.rb");
+    let groups: Vec<&str> = spec
+        .lines()
+        .filter(|l| l.starts_with("RSpec.describe"))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            "RSpec.describe Storage::Error do",
+            "RSpec.describe Storage::Local do",
+            "RSpec.describe Storage::Remote do",
+        ],
+        "{spec}"
+    );
+    // Each method's block is inside its own class's group.
+    let local = spec.find("RSpec.describe Storage::Local do").unwrap();
+    let remote = spec.find("RSpec.describe Storage::Remote do").unwrap();
+    let local_write = spec.find("method_id=\"Storage::Local#write\"").unwrap();
+    let remote_write = spec.find("method_id=\"Storage::Remote#write\"").unwrap();
+    assert!(local < local_write && local_write < remote && remote < remote_write);
+    assert_parses(&spec);
+    // A second run changes nothing.
+    p.run(&[
+        "skeleton",
+        "app/services/storage.rb",
+        "--placeholders",
+        "pending",
+    ])
+    .expect_code(0);
+    assert_eq!(p.read("spec/services/storage_spec.rb"), spec);
+}

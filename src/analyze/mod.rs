@@ -70,6 +70,8 @@ pub struct SideEffectRule {
 pub struct Selected {
     /// Its name.
     pub name: String,
+    /// Its class, when it is not the request's (a second or nested class of the file).
+    pub class: Option<String>,
     /// Instance or singleton, when known (`methods_to_analyze[].type`).
     pub kind: Option<MethodKind>,
     /// Passed through from discovery.
@@ -195,9 +197,65 @@ const CORE: &[&str] = &[
     "Pathname",
 ];
 
-/// Analyzes the requested methods of a file.
+/// Analyzes the requested methods of a file: those of the request's class, and those of
+/// the file's other classes and modules (a second class, a nested one, an error class,
+/// each `Selected` naming its own), into one behavior bank.
 pub fn analyze(request: &Request<'_>) -> FileAnalysis {
     let lookup = Lookup::new(request.root.clone(), request.facts);
+    let mut methods = Vec::new();
+    let mut warnings = Vec::new();
+    // The classes in the order their first method was asked for, the request's first.
+    let mut classes: Vec<&str> = vec![request.class_name.as_str()];
+    for s in &request.methods {
+        if let Some(c) = s.class.as_deref() {
+            if !classes.contains(&c) {
+                classes.push(c);
+            }
+        }
+    }
+    for class_name in classes {
+        let selected: Vec<Selected> = request
+            .methods
+            .iter()
+            .filter(|s| s.class.as_deref().unwrap_or(&request.class_name) == class_name)
+            .cloned()
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let own = class_name == request.class_name;
+        let sub = Request {
+            facts: request.facts,
+            class_name: class_name.to_string(),
+            methods: selected,
+            root: request.root.clone(),
+            rules: request.rules,
+            // A controller's chain is read for the file's class.
+            controller_chain: if own { request.controller_chain } else { &[] },
+            routes: request.routes,
+            gems: request.gems,
+            project: request.project,
+        };
+        let (mut found, problems) = analyze_class(&sub, &lookup);
+        if !own {
+            for m in &mut found {
+                m.class_name = Some(class_name.to_string());
+            }
+        }
+        methods.extend(found);
+        warnings.extend(problems);
+    }
+    let behaviors = bank(&methods);
+    FileAnalysis {
+        class_name: request.class_name.clone(),
+        methods,
+        behaviors,
+        warnings,
+    }
+}
+
+/// The requested methods of one class.
+fn analyze_class(request: &Request<'_>, lookup: &Lookup) -> (Vec<MethodAnalysis>, Vec<String>) {
     let controller = request.class_name.ends_with("Controller")
         || request.facts.path.contains("app/controllers/");
     let mut methods = Vec::new();
@@ -229,17 +287,11 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
             (index, method),
             selected,
             &class,
-            &lookup,
+            lookup,
             responders.as_ref(),
         ));
     }
-    let behaviors = bank(&methods);
-    FileAnalysis {
-        class_name: request.class_name.clone(),
-        methods,
-        behaviors,
-        warnings,
-    }
+    (methods, warnings)
 }
 
 /// The params every route to `class#action` carries: the dynamic segments (`:id`,
@@ -624,6 +676,7 @@ fn analyze_method(
         db_writes,
         trigger: trigger.map(|t| t.text()),
         reached_files,
+        class_name: None,
     }
 }
 
@@ -949,6 +1002,7 @@ pub(crate) mod tests {
             facts: &facts,
             class_name: class,
             methods: vec![Selected {
+                class: None,
                 name: method.to_string(),
                 kind: None,
                 method_mode: "new".to_string(),
@@ -1026,6 +1080,7 @@ pub(crate) mod tests {
             methods: ["comment", "search"]
                 .iter()
                 .map(|name| Selected {
+                    class: None,
                     name: name.to_string(),
                     kind: None,
                     method_mode: "new".to_string(),
@@ -1355,16 +1410,19 @@ pub(crate) mod tests {
             class_name: "A".into(),
             methods: vec![
                 Selected {
+                    class: None,
                     name: "a".into(),
                     kind: None,
                     method_mode: "new".into(),
                 },
                 Selected {
+                    class: None,
                     name: "b".into(),
                     kind: None,
                     method_mode: "new".into(),
                 },
                 Selected {
+                    class: None,
                     name: "missing".into(),
                     kind: None,
                     method_mode: "new".into(),

@@ -132,6 +132,9 @@ pub struct MethodAnalysis {
     /// Other project files the analysis read (the classes its calls reach), relative to
     /// the root: the analysis cache depends on them.
     pub reached_files: Vec<String>,
+    /// Its class, when it is not the file's `class_name` (a second or nested class):
+    /// `class_name`, an added field of `methods[]`.
+    pub class_name: Option<String>,
 }
 
 /// A database write (`Token.where(...).delete_all`).

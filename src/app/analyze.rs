@@ -792,7 +792,8 @@ fn analyze_file(
     let Some(class_name) = class_name else {
         return Work::Skipped("No class found in the file".to_string());
     };
-    // Without discovery: every public method, and the private ones Rails calls.
+    // Without discovery: every public method of every class and module of the file, and
+    // the private ones Rails calls.
     let triggers = crate::index::rails::triggers(&facts);
     let selected = match existing.as_ref().and_then(|m| m.get("methods_to_analyze")) {
         Some(Value::Sequence(items)) => items.iter().filter_map(selected_entry).collect::<Vec<_>>(),
@@ -801,7 +802,7 @@ fn analyze_file(
             .iter()
             .enumerate()
             .filter(|(i, m)| {
-                m.owner == class_name
+                !m.dynamic
                     && (m.is_public_api()
                         || (m.name != "initialize"
                             && triggers.get(*i).is_some_and(Option::is_some)))
@@ -809,6 +810,7 @@ fn analyze_file(
             .map(|(_, m)| m)
             .map(|m| Selected {
                 name: m.name.clone(),
+                class: (m.owner != class_name).then(|| m.owner.clone()),
                 kind: Some(m.kind),
                 // Without discovery there is no base to compare with: the skeleton will
                 // upsert (replace an existing block) rather than insert.
@@ -905,6 +907,11 @@ fn selected_entry(item: &Value) -> Option<Selected> {
         .unwrap_or("unchanged")
         .to_string();
     Some(Selected {
+        // A method of another class of the file (an added field of discovery's entries).
+        class: map
+            .get("class_name")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         name,
         kind,
         method_mode,

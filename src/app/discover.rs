@@ -789,14 +789,20 @@ fn has_discovery(file: &discover::FilePlan, plan: &Plan) -> bool {
 
 fn discovery_fields(file: &discover::FilePlan, plan: &Plan) -> Option<fields::Discovery> {
     let class_name = file.class_name.clone()?;
-    let methods_to_analyze: Vec<fields::MethodToAnalyze> = file
+    // Every class and module of the file: the file's class first, then the others in
+    // source order, each with its `class_name`.
+    let mut items: Vec<&discover::Item> = file
         .items
         .iter()
         .filter_map(|&i| plan.items.get(i))
-        .filter(|item| item.class_name() == class_name)
+        .collect();
+    items.sort_by_key(|item| item.class_name() != class_name);
+    let methods_to_analyze: Vec<fields::MethodToAnalyze> = items
+        .into_iter()
         .map(|item| fields::MethodToAnalyze {
             name: item.method_name().to_string(),
             kind: kind_str(item.kind),
+            class_name: (item.class_name() != class_name).then(|| item.class_name().to_string()),
             method_mode: item.mode.as_str(),
             line_range: [item.line_range.0, item.line_range.1],
             selected: item.selected,

@@ -371,6 +371,8 @@ struct Write<'a> {
 /// A selected method.
 struct Selected {
     method_id: String,
+    /// Its class: the file's, or another class of the file (its own example group).
+    class: String,
     descriptor: String,
     new: bool,
     /// `method_mode` as the metadata gives it.
@@ -693,10 +695,20 @@ impl Write<'_> {
                     ));
                 }
                 // A request spec says so: `type: :request` whatever the file's place.
-                let described = if requests.is_some() {
-                    format!("{class_name}, type: :request")
-                } else {
+                // The group of the file's class, or, when only other classes of the file
+                // have methods (`module Storage` holding `Local` and `Remote`), the first
+                // of them; each other class gets its group when its first block goes in.
+                let first = if selected.iter().any(|m| m.class == class_name) {
                     class_name.clone()
+                } else {
+                    selected
+                        .first()
+                        .map_or_else(|| class_name.clone(), |m| m.class.clone())
+                };
+                let described = if requests.is_some() {
+                    format!("{first}, type: :request")
+                } else {
+                    first
                 };
                 (
                     SpecText::from_text(&materialize::wrapper(&helper, &described)),
@@ -740,7 +752,8 @@ impl Write<'_> {
                 conflict: conflict_of(marked),
                 hand_written: conflict_of(actions.for_hand_written(method)),
                 only: &only,
-                class_name: Some(&class_name),
+                class_name: Some(&method.class),
+                own_group: method.class != class_name,
             };
             let (patched, ops) = patch::apply(&text, &sources, request).map_err(|e| {
                 let code = match e {
@@ -859,10 +872,17 @@ impl Write<'_> {
                 return Err(self.invalid("Method missing name/type"));
             }
             let class = m.get("type").and_then(ruby::str) == Some("class");
+            // A method of another class of the file (`class_name`, an added field).
+            let owner = m
+                .get("class_name")
+                .and_then(ruby::str)
+                .filter(|c| !ruby::blank(c))
+                .unwrap_or(class_name)
+                .to_string();
             let method_id = if class {
-                format!("{class_name}.{name}")
+                format!("{owner}.{name}")
             } else {
-                format!("{class_name}#{name}")
+                format!("{owner}#{name}")
             };
             if !self.options.only.is_empty() && !self.options.only.contains(&method_id) {
                 continue;
@@ -870,6 +890,7 @@ impl Write<'_> {
             let mode = field("method_mode");
             out.push(Selected {
                 method_id,
+                class: owner,
                 descriptor: if class {
                     format!(".{name}")
                 } else {

@@ -662,33 +662,14 @@ fn plan_file(
             unplanned.iter().map(|id| id.as_ref()).collect::<Vec<_>>().join(", ")
         ));
     }
-    if let Some(class) = &class_name {
-        let others: BTreeSet<&str> = public
-            .iter()
-            .filter(|m| m.owner() != class)
-            .map(PublicMethod::owner)
-            .collect();
-        if !others.is_empty() {
-            warning.push(format!(
-                "{path}: public methods of {} are listed but not selected: the metadata of a file holds one class ({class})",
-                others.into_iter().collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
     let mut items = Vec::with_capacity(public.len());
     let mut scratch = deps::Scratch::default();
     for m in public {
         let deps = deps::resolve_refs(m.refs(), m.owner(), &scopes, known, &mut scratch);
-        let (selected, skip_reason) = if Some(m.owner()) != class_name.as_deref() {
-            (
-                false,
-                Some(format!(
-                    "Custom: not the file's main class ({}); the pipeline handles one class per file",
-                    class_name.as_deref().unwrap_or("none")
-                )
-                .into()),
-            )
-        } else if !settings.filter.keeps(m.id()) {
+        // Every class and module of the file is planned: a second or nested class's
+        // methods are selected as the main class's are (their metadata entries name their
+        // class).
+        let (selected, skip_reason) = if !settings.filter.keeps(m.id()) {
             (false, Some(select::PATTERN_FILTER.into()))
         } else if settings.select_all || m.mode != MethodMode::Unchanged {
             (true, None)

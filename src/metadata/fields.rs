@@ -26,6 +26,10 @@ pub struct MethodToAnalyze {
     /// `instance` or `class` (added field: a class can have `#call` and `.call`).
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// An added field: the method's class when it is not the file's `class_name` (a
+    /// second or nested class of the file; every class of a file is planned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
     /// `new|modified|unchanged`.
     pub method_mode: &'static str,
     /// `[def, end]`.
@@ -145,7 +149,7 @@ pub fn selection_of(metadata: Option<&Mapping>) -> String {
         if m.get("selected").and_then(Value::as_bool) != Some(true) {
             continue;
         }
-        for key in ["name", "type", "method_mode"] {
+        for key in ["name", "type", "class_name", "method_mode"] {
             text.push_str(m.get(key).and_then(Value::as_str).unwrap_or_default());
             text.push('\t');
         }
@@ -351,6 +355,11 @@ fn method_value(m: &crate::analyze::model::MethodAnalysis, ids: &Ids<'_>) -> Val
     let mut map = Mapping::new();
     set(&mut map, "name", Value::String(m.name.clone()));
     set(&mut map, "type", Value::String(m.kind.to_string()));
+    // An added field: the method's class when it is not the file's `class_name` (a
+    // second or nested class of the file).
+    if let Some(class) = &m.class_name {
+        set(&mut map, "class_name", Value::String(class.clone()));
+    }
     set(
         &mut map,
         "method_mode",

@@ -133,7 +133,11 @@ fn with_requests(trees: &mut [tree::MethodTree], class_name: &str, requests: Opt
     let Some(requests) = requests else {
         return;
     };
-    for t in trees.iter_mut().filter(|t| t.instance) {
+    // A request reaches the file's controller class, not another class of the file.
+    for t in trees
+        .iter_mut()
+        .filter(|t| t.instance && t.class_name.is_none())
+    {
         let mut lets = Vec::new();
         for context in &t.contexts {
             let_names(context, &mut lets);

@@ -45,6 +45,9 @@ pub struct MethodInput {
     /// `trigger` (an added field): what calls a private method Rails runs
     /// (`before_create`, `validate`); its spec goes through that trigger.
     pub trigger: Option<String>,
+    /// `class_name` (an added field): the method's class when it is not the file's (a
+    /// second or nested class); its block goes in that class's own example group.
+    pub class_name: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -126,6 +129,7 @@ impl MethodInput {
 
     /// `Class#name` or `Class.name`.
     pub fn method_id(&self, class_name: &str) -> String {
+        let class_name = self.class_name.as_deref().unwrap_or(class_name);
         if self.is_class() {
             format!("{class_name}.{}", self.name)
         } else {
@@ -217,6 +221,10 @@ fn read_method(index: usize, value: &Value) -> Result<MethodInput, String> {
         behavior_id: field(map, "behavior_id"),
         trigger: match field(map, "trigger") {
             Value::String(t) if !t.trim().is_empty() => Some(t),
+            _ => None,
+        },
+        class_name: match field(map, "class_name") {
+            Value::String(c) if !c.trim().is_empty() => Some(c),
             _ => None,
         },
     })

@@ -100,6 +100,10 @@ pub struct Request<'a> {
     pub only: &'a [String],
     /// The class under test, to find `RSpec.describe {class_name}` for inserts.
     pub class_name: Option<&'a str>,
+    /// The class is another class of the source file (a second or nested class): only a
+    /// group that names it holds its blocks, else a new group of it is added; the file's
+    /// own class falls back to the spec's first group.
+    pub own_group: bool,
 }
 
 /// A method's block already in the spec.
@@ -199,7 +203,12 @@ pub fn apply(
             Step::Insert => {
                 let (index, indent) = match next_insert {
                     Some(point) => point,
-                    None => match insertion_point(&current, sources, request.class_name)? {
+                    None => match insertion_point(
+                        &current,
+                        sources,
+                        request.class_name,
+                        request.own_group,
+                    )? {
                         Point::At(index, indent) => (index, indent),
                         Point::NewGroup(class_name) => {
                             let (grouped, end) = append_group(&current, class_name);
@@ -417,6 +426,7 @@ fn insertion_point<'a>(
     text: &SpecText,
     sources: &[SourceBlock],
     class_name: Option<&'a str>,
+    own_group: bool,
 ) -> Result<Point<'a>, PatchError> {
     let blocks = source::parse(text).map_err(PatchError::Apply)?;
     let wanted: Vec<(String, String)> = sources
@@ -424,7 +434,12 @@ fn insertion_point<'a>(
         .map(|s| (s.method_id.clone(), s.descriptor.clone()))
         .collect();
     let targets = existing_blocks(text, &blocks, &wanted).map_err(PatchError::Apply)?;
-    let group = class_group(&blocks, class_name)?;
+    let group = class_group(&blocks, class_name, own_group)?;
+    if own_group && group.is_none() {
+        if let Some(class_name) = class_name.filter(|c| !crate::ruby::blank(c)) {
+            return Ok(Point::NewGroup(class_name));
+        }
+    }
     let last = targets
         .values()
         .flat_map(|e| match e {
@@ -504,7 +519,11 @@ fn append_group(text: &SpecText, class_name: &str) -> (SpecText, usize) {
 /// metadata such as `type: :model`), the one naming the class (`Foo::Bar`, or `Bar`
 /// inside `module Foo`, or the string `"Foo::Bar"`); else the first `RSpec.describe`,
 /// else the first top-level `describe`.
-fn class_group(blocks: &SpecBlocks, class_name: Option<&str>) -> Result<Option<usize>, PatchError> {
+fn class_group(
+    blocks: &SpecBlocks,
+    class_name: Option<&str>,
+    exact: bool,
+) -> Result<Option<usize>, PatchError> {
     let top: Vec<(usize, &SpecCall)> = blocks
         .calls
         .iter()
@@ -530,6 +549,9 @@ fn class_group(blocks: &SpecBlocks, class_name: Option<&str>) -> Result<Option<u
                 )))
             }
         }
+    }
+    if exact {
+        return Ok(None);
     }
     Ok(top
         .iter()
@@ -659,6 +681,7 @@ mod tests {
                 hand_written,
                 only: &[],
                 class_name: Some("A"),
+                own_group: false,
             },
         )?;
         let ops = ops
@@ -787,6 +810,7 @@ mod tests {
                 hand_written: Conflict::Error,
                 only: &[],
                 class_name: None,
+                own_group: false,
             },
         );
         assert_eq!(

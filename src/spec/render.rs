@@ -25,15 +25,17 @@ pub fn render(
 ) -> Result<String, String> {
     match mode {
         Mode::Full => {
-            let mut lines = vec![
-                "# frozen_string_literal: true".to_string(),
-                String::new(),
-                format!("RSpec.describe {class_name} do"),
-            ];
-            for method in methods {
-                lines.extend(method_block(method, threshold)?);
+            let mut lines = vec!["# frozen_string_literal: true".to_string()];
+            // One example group per class: the file's class, then each other class of
+            // the file (`class_name` of its methods) in the order it first appears.
+            for (class, group) in by_class(class_name, methods) {
+                lines.push(String::new());
+                lines.push(format!("RSpec.describe {class} do"));
+                for method in group {
+                    lines.extend(method_block(method, threshold)?);
+                }
+                lines.push("end".to_string());
             }
-            lines.push("end".to_string());
             Ok(lines.join("\n"))
         }
         Mode::Blocks => {
@@ -44,18 +46,45 @@ pub fn render(
             Ok(blocks.join("\n\n"))
         }
         Mode::Outline => {
-            let mut lines = vec![format!("RSpec.describe {class_name} do")];
-            for method in methods {
-                lines.extend(method_outline(method));
-                lines.push(String::new());
+            let mut lines = Vec::new();
+            for (class, group) in by_class(class_name, methods) {
+                if !lines.is_empty() {
+                    lines.push(String::new());
+                }
+                lines.push(format!("RSpec.describe {class} do"));
+                for method in group {
+                    lines.extend(method_outline(method));
+                    lines.push(String::new());
+                }
+                if lines.last().is_some_and(String::is_empty) {
+                    lines.pop();
+                }
+                lines.push("end".to_string());
             }
-            if lines.last().is_some_and(String::is_empty) {
-                lines.pop();
-            }
-            lines.push("end".to_string());
             Ok(lines.join("\n"))
         }
     }
+}
+
+/// The methods by class: the file's class first (always, as the contract's layout has
+/// it, unless only other classes have methods), then each other class in the order it
+/// first appears.
+fn by_class<'m>(
+    class_name: &'m str,
+    methods: &'m [MethodTree],
+) -> Vec<(&'m str, Vec<&'m MethodTree>)> {
+    let mut groups: Vec<(&str, Vec<&MethodTree>)> = vec![(class_name, Vec::new())];
+    for m in methods {
+        let class = m.class_name.as_deref().unwrap_or(class_name);
+        match groups.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, list)) => list.push(m),
+            None => groups.push((class, vec![m])),
+        }
+    }
+    if groups.len() > 1 && groups.first().is_some_and(|(_, l)| l.is_empty()) {
+        groups.remove(0);
+    }
+    groups
 }
 
 /// The subject that runs a model callback or validation, and the comment that says so;

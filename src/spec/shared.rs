@@ -98,6 +98,7 @@ mod tests {
         };
         MethodTree {
             trigger: None,
+            class_name: None,
             request: None,
             name: "m".to_string(),
             descriptor: "#m".to_string(),

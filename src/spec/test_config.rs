@@ -234,6 +234,12 @@ pub fn decide(metadata: &Mapping, inputs: &Inputs) -> Result<Decisions, Problem>
 
 /// `Class#name`, or `Class.name` when `type` is `class`; `None` when either is blank.
 pub fn method_id(class_name: &str, method: &Mapping) -> Option<String> {
+    // A method of another class of the file names it (`class_name`, an added field).
+    let class_name = method
+        .get("class_name")
+        .and_then(Value::as_str)
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or(class_name);
     let name = ruby::to_s(method.get("name").unwrap_or(&Value::Null));
     let kind = method.get("type").unwrap_or(&Value::Null);
     if ruby::strip(&name).is_empty() || ruby::blank_value(Some(kind)) {

@@ -97,6 +97,9 @@ pub struct MethodTree {
     /// For a Rails controller's method, the request that exercises it (set from the app's
     /// routes by [`super::request`]); `None` renders the unit form.
     pub request: Option<super::request::RequestSubject>,
+    /// Its class when it is not the file's (a second or nested class): its block goes in
+    /// that class's own `RSpec.describe`.
+    pub class_name: Option<String>,
 }
 
 /// Builds the tree of every method, in metadata order. Errors are the generator's
@@ -157,6 +160,7 @@ fn build_method(
         name: m.name.clone(),
         descriptor: m.descriptor(),
         method_id: m.method_id(&meta.class_name),
+        class_name: m.class_name.clone(),
         instance: m.is_instance(),
         contexts,
         no_characteristics,
