@@ -445,3 +445,42 @@ fn the_cache_follows_the_plans_selection() {
     assert!(spec.contains("describe '#total_with_fee'"));
     assert!(!spec.contains("describe '#refundable?'"), "{spec}");
 }
+
+/// The controller Rails' scaffold generator writes: the save decides, then the format
+/// under each outcome, with what each answers (a redirect, 201 JSON, 422 and the errors).
+/// It read `renders create template` with no context. The format asked under both
+/// branches reads as the same subject (`request format`, not `request format 2`).
+#[test]
+fn the_scaffold_controller_plans_the_save_then_the_format() {
+    let p = Project::new();
+    p.copy_fixture("analyze_app");
+    let run = p
+        .run(&[
+            "analyze",
+            "app/controllers/posts_controller.rb",
+            "--format",
+            "text",
+        ])
+        .expect_code(0);
+    let create: String = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("  #create"))
+        .take_while(|l| !l.starts_with("  #update"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(create, @r"
+      #create  (confidence 0.90)
+        when post save succeeds
+          and request format is HTML
+            -> redirects to post
+          and request format is JSON
+            -> renders show template with 201 status
+        when post save fails
+          and request format is HTML
+            => renders new template with 422 status
+          and request format is JSON
+            => renders the post errors as JSON with 422 status
+    ");
+    assert!(!run.stdout.contains("format 2"), "{}", run.stdout);
+}

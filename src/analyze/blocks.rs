@@ -199,6 +199,15 @@ impl Walker<'_> {
         }
         let Block { params, body } = call.block.as_ref()?;
         let var = params.first()?;
+        // Rails' scaffold: `respond_to do |format| if @article.save ... else ... end end`.
+        // The condition decides first; each branch answers per format. The block is
+        // distributed over the branches (statements before the condition that do not
+        // answer stay before it) and walked as that conditional.
+        if let Some(distributed) = distribute(call, var, params, body) {
+            let mut all = distributed;
+            all.extend_from_slice(rest);
+            return Some(self.seq(&all, at, tail));
+        }
         let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
         let mut any_body = false;
         let mut lines: Option<(u32, u32)> = None;
@@ -443,6 +452,58 @@ fn decides(body: &Node) -> bool {
         }
         other => super::embedded::holds_conditional_value(other),
     })
+}
+
+/// `respond_to do |format| pre; if c then A else B end end` as `pre; if c then
+/// respond_to { A } else respond_to { B } end`, when the conditional is the block's last
+/// statement, its branches answer per format and nothing before it does; `None`
+/// otherwise.
+fn distribute(call: &Call, var: &str, params: &[String], body: &Node) -> Option<Vec<Node>> {
+    let stmts = statements(body);
+    let (last, pre) = stmts.split_last()?;
+    let Node::If(cond) = last else { return None };
+    let answers = |n: &Node| mentions_lvar(n, var);
+    if pre.iter().any(answers) || mentions_lvar(&cond.cond, var) {
+        return None;
+    }
+    if !answers(&cond.then) && !cond.els.as_ref().is_some_and(answers) {
+        return None;
+    }
+    let wrap = |branch: &Node| {
+        Node::Call(Box::new(Call {
+            recv: None,
+            name: "respond_to".to_string(),
+            args: call.args.clone(),
+            block: Some(Block {
+                params: params.to_vec(),
+                body: branch.clone(),
+            }),
+            safe_nav: false,
+            line: call.line,
+        }))
+    };
+    let distributed = Node::If(Box::new(crate::index::body::If {
+        then: wrap(&cond.then),
+        els: cond.els.as_ref().map(wrap),
+        ..(**cond).clone()
+    }));
+    let mut out: Vec<Node> = pre.to_vec();
+    out.push(distributed);
+    Some(out)
+}
+
+/// Whether local `var` is read anywhere in `node`.
+fn mentions_lvar(node: &Node, var: &str) -> bool {
+    if matches!(node, Node::Lvar(v) if v == var) {
+        return true;
+    }
+    let mut found = false;
+    node.for_each_child(&mut |child| {
+        if !found && mentions_lvar(child, var) {
+            found = true;
+        }
+    });
+    found
 }
 
 #[cfg(test)]

@@ -220,10 +220,23 @@ pub fn response(call: &Call) -> Outcome {
                     _ => Outcome::new(format!("renders {name} partial"), false),
                 };
             }
-            if keyword(call, "json").is_some() {
+            if let Some(json) = keyword(call, "json") {
                 let failure = status.is_some_and(|s| s >= 400);
-                return match status {
-                    Some(code) if code != 200 => {
+                // What the JSON holds, when the code names it: `render json:
+                // @article.errors` renders the article's errors.
+                let what = match json {
+                    Node::Call(c) if c.name == "errors" => c
+                        .recv
+                        .as_ref()
+                        .map(|r| format!("the {} errors as JSON", receiver_words(r))),
+                    _ => None,
+                };
+                return match (status, what) {
+                    (Some(code), Some(what)) if code != 200 => {
+                        Outcome::new(format!("renders {what} with {code} status"), failure)
+                    }
+                    (_, Some(what)) => Outcome::new(format!("renders {what}"), failure),
+                    (Some(code), None) if code != 200 => {
                         Outcome::new(format!("returns JSON response with {code} status"), failure)
                     }
                     _ => Outcome::new("returns JSON response", failure),

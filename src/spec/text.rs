@@ -5,6 +5,30 @@
 use super::model::{Characteristic, ValueInput};
 use crate::ruby;
 
+/// [`context_text`] of a characteristic among the method's `all`: a name the analyzer made
+/// unique with a number (`request_format_2`: the format asked again under another branch)
+/// reads as the subject it is (`request format is HTML`), not `request format 2`. The
+/// number stays in the name (children find their parent by it). A name that merely ends
+/// in a digit (`address_2`, with no `address` beside it) is read as written.
+pub fn context_text_in(c: &Characteristic, v: &ValueInput, all: &[Characteristic]) -> String {
+    let name = c.name_s();
+    let base = name
+        .rsplit_once('_')
+        .filter(|(_, n)| n.len() <= 3 && n.parse::<u32>().is_ok_and(|n| n >= 2))
+        .map(|(base, _)| base)
+        .filter(|base| all.iter().any(|o| o.name_s() == *base));
+    match base {
+        Some(base) if !matches!(c.kind_str(), Some("boolean" | "presence")) => {
+            let renamed = Characteristic {
+                name: crate::yaml::Value::String(base.to_string()),
+                ..c.clone()
+            };
+            context_text(&renamed, v)
+        }
+        _ => context_text(c, v),
+    }
+}
+
 /// The text after the context word, e.g. `NOT authenticated` or `payment method is card`.
 pub fn context_text(c: &Characteristic, v: &ValueInput) -> String {
     let description = if ruby::truthy(&v.description) {

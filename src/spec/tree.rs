@@ -9,7 +9,7 @@ use super::lets::let_line;
 use super::markers;
 use super::model::{Characteristic, Metadata, MethodInput};
 use super::order::order_values;
-use super::text::context_text;
+use super::text::context_text_in;
 use super::words::context_word;
 use crate::ruby;
 
@@ -240,7 +240,7 @@ impl Builder<'_> {
                 let context_path = markers::path(&segments);
                 let mut context = Context {
                     word: context_word(c, &v.value, &v.description, index, level).to_string(),
-                    text: context_text(c, v),
+                    text: context_text_in(c, v, self.chars),
                     let_line: let_line(c, v),
                     source_line: ruby::truthy(&c.source_line).then(|| ruby::to_s(&c.source_line)),
                     examples: Vec::new(),
