@@ -443,6 +443,10 @@ pub fn final_expression(node: &Node, cx: &TextContext<'_>) -> Outcome {
         ),
         Node::Yield { .. } => Outcome::new("returns the block's result", false),
         Node::Super { .. } => Outcome::new("returns the inherited result", false),
+        // `retry` in a rescue clause runs the protected code again.
+        Node::Other { text, .. } if text == "retry" => {
+            Outcome::new("retries the protected code", false)
+        }
         _ => value_outcome(node),
     }
 }

@@ -92,15 +92,20 @@ impl Walker<'_> {
             } else {
                 names.join(" or ")
             };
-            let last = names
-                .first()
-                .map(|c| c.rsplit("::").next().unwrap_or(c).to_string());
+            // `Timeout::Error` is a timeout error: a generic last segment keeps its
+            // namespace in the name.
+            let last = names.first().map(|c| {
+                let mut parts = c.rsplit("::");
+                let tail = parts.next().unwrap_or(c);
+                match parts.next() {
+                    Some(ns) if matches!(tail, "Error" | "Exception" | "Failure") => {
+                        format!("{ns}{tail}")
+                    }
+                    _ => tail.to_string(),
+                }
+            });
             let name = grammar::identifier(&last.unwrap_or_else(|| "StandardError".to_string()));
             let body = statements(&clause.body);
-            let outcome = match self.seq(&body, at, tail) {
-                End::Done(o) | End::Exited(o) => o,
-                End::Branched => super::outcome::final_expression(&clause.body, &self.cx.text),
-            };
             let mut values = vec![(Value::Bool(true), format!("{classes} raised"))];
             let happy_here = happy.as_ref().filter(|_| !happy_said);
             if happy_here.is_some() {
@@ -121,7 +126,12 @@ impl Walker<'_> {
                 None,
                 None,
             );
-            self.set_leaf((index, 0), &outcome, true);
+            // What the clause decides (`retry if attempts < 3`) happens once the error is
+            // raised: under that value, not beside it.
+            match self.seq(&body, self.under((index, 0)), tail) {
+                End::Done(o) | End::Exited(o) => self.set_leaf((index, 0), &o, true),
+                End::Branched => {}
+            }
             if let Some(o) = happy_here {
                 self.set_leaf((index, 1), o, false);
                 happy_said = true;
@@ -166,6 +176,49 @@ mod tests {
             m.notes.iter().any(|n| n.starts_with("J19: ")),
             "{:?}",
             m.notes
+        );
+    }
+
+    #[test]
+    fn what_a_clause_decides_is_asked_under_the_error_and_retry_retries() {
+        let m = analyze_one(
+            "class Sync\n  def call(record)\n    attempts = 0\n    begin\n      attempts += 1\n      Client.push(record)\n    rescue Timeout::Error\n      retry if attempts < 3\n      raise\n    end\n  end\nend\n",
+            "call",
+        );
+        let lines = flat(&m);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("1 timeout_error [boolean] true:Timeout::Error raised"),
+            "{lines:?}"
+        );
+        assert!(lines[1].starts_with("2 attempts"), "{lines:?}");
+        assert!(
+            lines[1].contains("-> retries the protected code"),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("=> re-raises the error"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_modifier_rescue_and_a_rescue_in_a_block_are_contexts() {
+        let m = analyze_one(
+            "class P\n  def parse(text)\n    Integer(text) rescue 0\n  end\nend\n",
+            "parse",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 standard_error [boolean] true:StandardError raised => returns 0 | false:no error raised -> returns the integer"]
+        );
+        let m = analyze_one(
+            "class P\n  def rows(list)\n    list.map do |row|\n      Row.create!(row)\n    rescue ActiveRecord::RecordInvalid\n      nil\n    end\n  end\nend\n",
+            "rows",
+        );
+        let lines = flat(&m);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("ActiveRecord::RecordInvalid raised")),
+            "{lines:?}"
         );
     }
 
