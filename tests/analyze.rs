@@ -484,3 +484,47 @@ fn the_scaffold_controller_plans_the_save_then_the_format() {
     ");
     assert!(!run.stdout.contains("format 2"), "{}", run.stdout);
 }
+
+/// Types from what the app says: a boolean column of db/schema.rb is a true/false case (a
+/// spec sets it to true or false), as is a keyword whose default is `false`; a comparison
+/// returned with `<=>` has three outcomes.
+#[test]
+fn types_from_the_schema_keyword_defaults_and_comparisons() {
+    let p = Project::new();
+    p.write(
+        "db/schema.rb",
+        "ActiveRecord::Schema[7.1].define(version: 1) do\n  create_table \"versions\", force: :cascade do |t|\n    t.boolean \"prerelease\", default: false\n    t.string \"number\"\n  end\nend\n",
+    );
+    p.write(
+        "app/models/version.rb",
+        "class Version < ApplicationRecord\n  def label\n    if prerelease\n      \"#{number} (pre)\"\n    else\n      number\n    end\n  end\n\n  def summary\n    number ? \"v#{number}\" : \"unnumbered\"\n  end\n\n  def yank!(soft: false)\n    return false if soft\n\n    update!(yanked_at: Time.current)\n  end\n\n  def <=>(other)\n    sort_key <=> other.sort_key\n  end\nend\n",
+    );
+    let run = p
+        .run(&["analyze", "app/models/version.rb", "--format", "text"])
+        .expect_code(0);
+    insta::assert_snapshot!(run.stdout, @r#"
+    app/models/version.rb
+      #label  (confidence 0.90)
+        when prerelease
+          -> returns the formatted text
+        when NOT prerelease
+          -> returns the number
+      #summary  (confidence 0.90)
+        when number present
+          -> returns the formatted text
+        when number missing
+          -> returns "unnumbered"
+      #yank!  (confidence 1.00)
+        when NOT soft
+          -> updates the version
+        when soft
+          => returns false
+      #<=>  (confidence 0.90)
+        when sort key is below other sort key
+          -> returns -1
+        when sort key is equal to other sort key
+          -> returns 0
+        when sort key is above other sort key
+          -> returns 1
+    "#);
+}

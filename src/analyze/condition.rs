@@ -262,9 +262,22 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
             read.name = "[]".to_string();
             spec(&Node::Call(Box::new(read)), env, lookup)
         }
+        // A boolean column (`if prerelease`, `if user.admin`): Rails defines its `?`
+        // reader, and a spec sets it to true or false, not to nil.
+        Node::Call(call)
+            if call.args.is_empty()
+                && call.block.is_none()
+                && !call.name.ends_with(['?', '!', '='])
+                && boolean_column(call, env, lookup) =>
+        {
+            let mut predicate = (**call).clone();
+            predicate.name.push('?');
+            spec(&Node::Call(Box::new(predicate)), env, lookup)
+        }
         Node::Call(call) => call_spec(call, env, lookup).unwrap_or_else(|| truthiness(cond)),
         Node::Or(..) => any_of(&or_operands(cond)).unwrap_or_else(|| truthiness(cond)),
-        Node::Lvar(name) if flag_like(name) => flag(name),
+        // A keyword or parameter whose default is `true`/`false` is a flag.
+        Node::Lvar(name) if flag_like(name) || env.is_flag(name) => flag(name),
         Node::Lvar(_) | Node::Ivar(_) => presence(cond),
         Node::Assign { target, .. } => {
             let var = match target {
@@ -285,6 +298,16 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
         }
         _ => truthiness(cond),
     }
+}
+
+/// Whether `call` reads a boolean column: an attribute of the method's own model (no
+/// receiver, or `self`) or of a variable typed as a model.
+fn boolean_column(call: &Call, env: &TypeEnv, lookup: &Lookup) -> bool {
+    let class = match &call.recv {
+        None | Some(Node::SelfRef) => Some(env.own().to_string()),
+        Some(recv) => env.class_of(recv, lookup, env.own()),
+    };
+    class.is_some_and(|c| lookup.boolean_column(&c, &call.name))
 }
 
 /// Class methods that return one of the class's records (or a relation of them), not a

@@ -32,6 +32,7 @@ mod rescue;
 pub mod rules;
 pub mod setup;
 pub mod side_effects;
+pub mod spaceship;
 pub mod types;
 pub mod via;
 
@@ -244,6 +245,10 @@ pub fn analyze(request: &Request<'_>) -> FileAnalysis {
         }
         methods.extend(found);
         warnings.extend(problems);
+    }
+    // The schema, when a condition's type came from it, is an input of the plan.
+    if let (Some(file), Some(first)) = (lookup.schema_file(), methods.first_mut()) {
+        first.reached_files.push(file.to_string());
     }
     let behaviors = bank(&methods);
     FileAnalysis {
@@ -498,7 +503,15 @@ fn analyze_method(
             stmts = all;
         }
     }
-    let end = walker.seq(&stmts, flow::At::root(), true);
+    let mut end = walker.seq(&stmts, flow::At::root(), true);
+    // `a <=> b` returned by a method that decides nothing else: three outcomes.
+    if walker.chars.is_empty() {
+        if let Some(last) = final_statement(&stmts) {
+            if walker.spaceship(&last) {
+                end = End::Branched;
+            }
+        }
+    }
     walker.note_decided();
     let outcome = match &end {
         End::Done(o) | End::Exited(o) if walker.chars.is_empty() => Some(o.behavior(false)),

@@ -31,6 +31,8 @@ pub enum ClassKind {
 #[derive(Debug)]
 pub struct Lookup {
     root: Option<PathBuf>,
+    /// The app's database schema, read on first need.
+    schema: std::sync::OnceLock<crate::index::schema::Schema>,
     /// The app's other autoloaded folders, read on first need.
     app_dirs: std::sync::OnceLock<Vec<String>>,
     local: Vec<(String, ClassKind)>,
@@ -122,6 +124,7 @@ impl Lookup {
             .collect();
         Lookup {
             root,
+            schema: std::sync::OnceLock::new(),
             app_dirs: std::sync::OnceLock::new(),
             local,
             cache: RefCell::new(HashMap::new()),
@@ -131,6 +134,26 @@ impl Lookup {
     /// The project root classes are looked up under.
     pub fn root(&self) -> Option<&PathBuf> {
         self.root.as_ref()
+    }
+
+    /// The schema file the analysis read, if it read one (the cache depends on it).
+    pub fn schema_file(&self) -> Option<&'static str> {
+        self.schema.get().and_then(|s| s.file)
+    }
+
+    /// Whether `attribute` of model `class` is a boolean column of the app's schema
+    /// (`db/schema.rb` or `db/structure.sql`).
+    pub fn boolean_column(&self, class: &str, attribute: &str) -> bool {
+        let Some(root) = &self.root else {
+            return false;
+        };
+        if self.kind(class) != ClassKind::Model {
+            return false;
+        }
+        let schema = self
+            .schema
+            .get_or_init(|| crate::index::schema::Schema::load(root));
+        schema.column_type(&crate::index::schema::table_of(class), attribute) == Some("boolean")
     }
 
     /// What kind of class `name` is.
@@ -184,13 +207,26 @@ pub enum VarType {
 pub struct TypeEnv {
     vars: HashMap<String, VarType>,
     ivars: HashMap<String, VarType>,
+    /// The method's class.
+    own: String,
+    /// Parameters whose default is `true` or `false` (`soft: false`): flags.
+    flags: Vec<String>,
 }
 
 impl TypeEnv {
     /// Builds the environment of `method`: its parameters, the class's `initialize`
     /// assignments, then its own local assignments in order.
     pub fn build(method: &MethodFacts, initialize: Option<&MethodFacts>, lookup: &Lookup) -> Self {
-        let mut env = TypeEnv::default();
+        let mut env = TypeEnv {
+            own: method.owner.clone(),
+            flags: method
+                .param_defaults
+                .iter()
+                .filter(|(_, d)| matches!(d, Node::True | Node::False))
+                .map(|(n, _)| n.clone())
+                .collect(),
+            ..TypeEnv::default()
+        };
         if let Some(init) = initialize {
             let defaults: HashMap<&str, &Node> = init
                 .param_defaults
@@ -238,6 +274,16 @@ impl TypeEnv {
             }
         }
         env
+    }
+
+    /// The method's class.
+    pub fn own(&self) -> &str {
+        &self.own
+    }
+
+    /// Whether parameter `name` defaults to `true` or `false`.
+    pub fn is_flag(&self, name: &str) -> bool {
+        self.flags.iter().any(|f| f == name)
     }
 
     /// The type of a local variable or parameter.

@@ -10,6 +10,7 @@ pub(crate) use loc::count_byte;
 mod parse;
 pub mod rails;
 pub mod routes;
+pub mod schema;
 pub mod spec_blocks;
 pub mod walk;
 

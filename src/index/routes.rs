@@ -18,7 +18,7 @@
 //! `use_doorkeeper`; diagnosed), an app's own inflection rules, and request constraints
 //! (a route is listed whatever its constraints).
 
-mod inflect;
+pub(crate) mod inflect;
 mod lower;
 mod mapper;
 

@@ -13,7 +13,7 @@ pub(crate) fn singularize(word: &str) -> String {
 }
 
 /// The plural of a singular name: `profile` → `profiles`, `search` → `searches`.
-pub(super) fn pluralize(word: &str) -> String {
+pub(crate) fn pluralize(word: &str) -> String {
     inflect(word, true)
 }
 
