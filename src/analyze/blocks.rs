@@ -24,6 +24,9 @@ use crate::yaml::Value;
 use super::flow::{statements, At, End, Walker};
 use super::rules::Rule;
 
+/// The name under which a `map` block's last value is kept, said `each element mapped to`.
+pub(super) const MAPPED_ELEMENT: &str = "mapped_element";
+
 /// Calls whose block runs once per element; the call's value is a new collection or the
 /// receiver, not the block's last value.
 const ITERATIONS: &[&str] = &[
@@ -80,7 +83,7 @@ impl Walker<'_> {
             .as_ref()
             .filter(|b| call.name != "respond_to" && walked(call) && decides(&b.body))
         else {
-            return self.splice_nested(stmt, wrap.is_some());
+            return self.splice_nested(stmt, wrap.is_some(), last);
         };
         let iteration = ITERATIONS.contains(&call.name.as_str());
         let mut out = self.block_statements(call, block);
@@ -135,7 +138,31 @@ impl Walker<'_> {
         if iteration {
             self.apply(Rule::BlockRunsOnce, Some(&format!("`{}`", call.name)));
         }
-        let out = statements(&block.body);
+        let mut out = statements(&block.body);
+        // A `map` block's last value is the element the method keeps: said as what it
+        // sets (`with each element mapped to 1`), so the two sides of a
+        // condition inside read apart.
+        if matches!(
+            call.name.as_str(),
+            "map" | "map!" | "collect" | "flat_map" | "filter_map"
+        ) {
+            if let Some(last) = out.pop() {
+                let keeps = matches!(last, Node::If(_) | Node::Case(_))
+                    || super::flow::is_plain_value(&last)
+                    || matches!(last, Node::Call(_) | Node::Lvar(_));
+                let line = last.line().unwrap_or(call.line);
+                out.push(if keeps && !matches!(last, Node::Return { .. }) {
+                    Node::Assign {
+                        target: crate::index::body::Target::Lvar(MAPPED_ELEMENT.to_string()),
+                        op: crate::index::body::AssignOp::Set,
+                        value: Box::new(last),
+                        line,
+                    }
+                } else {
+                    last
+                });
+            }
+        }
         let builds = matches!(call.recv.as_ref(), Some(Node::Const { .. }))
             && BUILDERS.contains(&call.name.as_str());
         if let (true, Some(param), Some(recv)) =
@@ -159,7 +186,7 @@ impl Walker<'_> {
     /// A deciding block call inside a statement's value, as a receiver or an argument
     /// (`@expand ||= List.new(locales.each_with_object([]) do ... end.uniq)`): the block's
     /// statements, then the statement with the block taken off.
-    fn splice_nested(&mut self, stmt: &Node, wrapped: bool) -> Option<Vec<Node>> {
+    fn splice_nested(&mut self, stmt: &Node, wrapped: bool, last: bool) -> Option<Vec<Node>> {
         let value = match stmt {
             Node::Assign { value, .. }
             | Node::Return {
@@ -168,7 +195,9 @@ impl Walker<'_> {
             Node::Call(_) => stmt,
             _ => return None,
         };
-        let call = nested_block(value, true)?;
+        // A `map` whose result the method returns combined (`items.map { ... }.join`):
+        // its condition builds the method's value, a case of the method.
+        let call = nested_block(value, true, last && !wrapped)?;
         let block = call.block.as_ref()?;
         let mut out = self.block_statements(call, block);
         let stripped = without_block(value, call);
@@ -342,7 +371,7 @@ fn rename_lvar(node: &Node, from: &str, to: &Node) -> Node {
 /// The first deciding block call nested in a call's receiver chain or arguments (`node`
 /// itself when `top` is false). Blocks stored to run later (`lambda do`) are neither taken
 /// nor looked into.
-fn nested_block(node: &Node, top: bool) -> Option<&Call> {
+fn nested_block(node: &Node, top: bool, maps_count: bool) -> Option<&Call> {
     let Node::Call(c) = node else { return None };
     if deferred(c) {
         return None;
@@ -353,13 +382,21 @@ fn nested_block(node: &Node, top: bool) -> Option<&Call> {
         c.name.as_str(),
         "map" | "map!" | "collect" | "flat_map" | "filter_map"
     );
-    if !top && !maps && walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)) {
+    if !top
+        && (!maps || maps_count)
+        && walked(c)
+        && c.block.as_ref().is_some_and(|b| decides(&b.body))
+    {
         return Some(c);
     }
-    c.recv
-        .iter()
-        .chain(c.args.iter())
-        .find_map(|n| nested_block(n, false))
+    // A counted `map` is one the value is made from (`items.map { ... }.join`), found
+    // down the receiver chain only: one in an argument (`a + items.map { ... }.join`)
+    // is a part of the value, not the value.
+    let from_recv = c
+        .recv
+        .as_ref()
+        .and_then(|n| nested_block(n, false, maps_count));
+    from_recv.or_else(|| c.args.iter().find_map(|n| nested_block(n, false, false)))
 }
 
 /// `node` with the block of `target` (a call inside it, from [`nested_block`]) taken off.
@@ -441,13 +478,13 @@ fn decides(body: &Node) -> bool {
         Node::Call(c) => {
             c.safe_nav
                 || (walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
-                || nested_block(s, true).is_some()
+                || nested_block(s, true, false).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         Node::Assign { value, .. } | Node::Return { value: Some(value), .. } => {
             matches!(value.as_ref(), Node::If(_) | Node::Case(_))
                 || matches!(value.as_ref(), Node::Call(c) if walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
-                || nested_block(value, true).is_some()
+                || nested_block(value, true, false).is_some()
                 || super::embedded::holds_conditional_value(s)
         }
         other => super::embedded::holds_conditional_value(other),
@@ -601,6 +638,27 @@ mod tests {
         assert_eq!(
             ranked.outcome.map(|o| o.description).as_deref(),
             Some("returns the first of the sorted items")
+        );
+    }
+
+    #[test]
+    fn a_condition_in_a_joined_map_builds_the_value() {
+        let m = analyze_one(
+            "module UsersHelper\n  def role_labels(users)\n    users.map { |u| u.admin? ? \"Admin\" : \"Member\" }.join(\", \")\n  end\n\n  def breadcrumb(items)\n    items.each_with_index.map { |item, i| i > 0 ? \" / #{item}\" : item }.join\n  end\nend\n",
+            "role_labels",
+        );
+        assert_eq!(
+            flat(&m),
+            // The one-letter block parameter reads as what the list holds.
+            vec!["1 user_admin [boolean] true:admin user -> returns the joined mapped users with each element mapped to \"Admin\" | false:NOT admin user -> returns the joined mapped users with each element mapped to \"Member\""]
+        );
+        let m = analyze_one(
+            "module UsersHelper\n  def breadcrumb(items)\n    items.each_with_index.map { |item, i| i > 0 ? \" / #{item}\" : item }.join\n  end\nend\n",
+            "breadcrumb",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 i [range] above:above 0 -> returns the joined mapped items with each element mapped to the formatted text | at_most:at most 0 -> returns the joined mapped items with each element mapped to item"]
         );
     }
 }

@@ -181,19 +181,41 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
             }));
             Some((recv, plain, Node::Nil))
         }
-        Node::Or(a, b) => {
-            // `a || b` is `a` when it is present: a presence check of `a`.
+        Node::Or(..) => {
+            // `a || b || c` is an ordered choice: `a` when it is present, else the choice
+            // among the rest (`b || c`, split again when walked: one presence per source,
+            // each under the previous one's missing value).
+            let mut operands = Vec::new();
+            or_chain(node, &mut operands);
+            let (first, rest) = operands.split_first()?;
             let present = Node::Call(Box::new(Call {
-                recv: Some((**a).clone()),
+                recv: Some((*first).clone()),
                 name: "present?".to_string(),
                 args: Vec::new(),
                 block: None,
                 safe_nav: false,
                 line,
             }));
-            Some((present, (**a).clone(), (**b).clone()))
+            let otherwise = rest
+                .iter()
+                .skip(1)
+                .fold((*rest.first()?).clone(), |acc, n| {
+                    Node::Or(Box::new(acc), Box::new((*n).clone()))
+                });
+            Some((present, (*first).clone(), otherwise))
         }
         _ => None,
+    }
+}
+
+/// The operands of `a || b || c`, in order.
+fn or_chain<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
+    match node {
+        Node::Or(a, b) => {
+            or_chain(a, out);
+            or_chain(b, out);
+        }
+        other => out.push(other),
     }
 }
 
@@ -245,6 +267,22 @@ mod tests {
             vec![
                 "1 wiki_page_title [presence] present:wiki page title present | nil:wiki page title missing => returns nil",
                 "2 project_wiki [presence] present:project wiki -> returns cached wiki page | nil:project wiki -> returns cached wiki page",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_chain_of_fallbacks_is_one_presence_per_source_in_order() {
+        let m = analyze_one(
+            "class ApplicationController < ActionController::Base\n  def requested_locale\n    params[:locale] || session[:locale] || I18n.default_locale\n  end\nend\n",
+            "requested_locale",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 locale_param [presence] present:locale param present -> returns locale param | nil:locale param missing",
+                // Deeper, the context reads `with session locale` / `without session locale`.
+                "2 session_locale [presence] present:session locale -> returns session locale | nil:session locale -> returns I18n default locale",
             ]
         );
     }

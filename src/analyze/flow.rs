@@ -486,6 +486,25 @@ impl<'a> Walker<'a> {
                         return self.branch(&synthetic, &[], at, tail);
                     }
                 }
+                if let (true, Node::And(a, b)) = (tail, stmt) {
+                    if !self.boolean_result(stmt) {
+                        // `!running? && @job.destroy`: the action when the condition holds,
+                        // else the condition's false.
+                        let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
+                        let synthetic = If {
+                            cond: (**a).clone(),
+                            then: (**b).clone(),
+                            els: Some(Node::False),
+                            unless: false,
+                            modifier: false,
+                            ternary: true,
+                            elsif: false,
+                            lines: (line, line),
+                            cond_line: line,
+                        };
+                        return self.branch(&synthetic, &[], at, tail);
+                    }
+                }
                 if tail && self.boolean_result(stmt) {
                     // `def refundable?; completed? && recent?; end` is
                     // `if completed? && recent? then true else false end`.
@@ -595,9 +614,12 @@ impl<'a> Walker<'a> {
                         description: NOTHING_MORE.to_string(),
                         failure: false,
                         guessed: false,
-                        sets: said_value(value)
-                            .then(|| sets_text(target, op, value))
-                            .flatten(),
+                        sets: (said_value(value)
+                            || formatted_text(value)
+                            || matches!(target, crate::index::body::Target::Lvar(n)
+                                if n == super::blocks::MAPPED_ELEMENT))
+                        .then(|| sets_text(target, op, value))
+                        .flatten(),
                     };
                 }
                 if matches!(
@@ -1806,7 +1828,7 @@ fn never_nil(value: &Node) -> bool {
 }
 
 /// A literal or variable: assigning it has no effect of its own.
-fn is_plain_value(node: &Node) -> bool {
+pub(super) fn is_plain_value(node: &Node) -> bool {
     matches!(
         node,
         Node::Str(_)
@@ -1841,6 +1863,13 @@ fn sets_text(
     if matches!(value, Node::Lvar(v) | Node::Ivar(v) if v == name) {
         return None;
     }
+    // The value a `map` block keeps (see `blocks::block_statements`).
+    if name == super::blocks::MAPPED_ELEMENT {
+        return Some(format!(
+            "each element mapped to {}",
+            super::phrase::noun(value)
+        ));
+    }
     let how = match op {
         AssignOp::Set => "set to",
         AssignOp::Op(o) if o == "+" => "increased by",
@@ -1870,6 +1899,13 @@ fn said_value(node: &Node) -> bool {
             | Node::False
             | Node::Const { .. }
     )
+}
+
+/// A string built by interpolation (`"#{text} (draft)"`), said `the formatted text`: a
+/// path that builds it reads apart from one that keeps the plain value.
+fn formatted_text(node: &Node) -> bool {
+    matches!(node, Node::Other { text, .. }
+        if text.starts_with('"') || text.starts_with("%(") || text.starts_with("%Q"))
 }
 
 /// A string literal short and plain enough to quote in a behavior: no interpolation or
@@ -2131,4 +2167,33 @@ fn is_response(node: &Node, responders: Option<&super::controller::Responders>) 
 /// The lines an `If` spans, for `source_line`.
 pub fn lines_of(i: &If) -> (u32, u32) {
     i.lines
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_final_guarded_action_is_the_guard_then_the_action() {
+        let m = analyze_one(
+            "class JobCleaner\n  def cleanup\n    !running? && @job.destroy\n  end\n\n  private\n\n  def running?\n    @job.started_at.present? && @job.finished_at.nil?\n  end\nend\n",
+            "cleanup",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 running [boolean] true:running => returns false | false:NOT running -> destroys the job"]
+        );
+    }
+
+    #[test]
+    fn a_value_rebuilt_under_a_condition_reads_apart() {
+        let m = analyze_one(
+            "module PagesHelper\n  def page_title(page)\n    text = page.name\n    text = \"#{text} (draft)\" if page.draft?\n    text\n  end\nend\n",
+            "page_title",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 page_draft [boolean] true:draft page -> returns the text with text set to the formatted text | false:NOT draft page -> returns the text"]
+        );
+    }
 }

@@ -83,6 +83,10 @@ const TRANSPARENT: &[&str] = &[
     "clone",
     "itself",
     "compact",
+    // Enumerators that only number the elements (`items.each_with_index.map`).
+    "each_with_index",
+    "with_index",
+    "lazy",
     "flatten",
     "uniq",
     "reload",
