@@ -191,10 +191,10 @@ pub struct DiscoverArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Every method counts as selected; without PATHs, every in-scope Ruby file.
-    #[arg(long, conflicts_with = "staged")]
+    #[arg(long)]
     pub all: bool,
     /// The index (staged changes) against HEAD.
-    #[arg(long, conflicts_with = "paths")]
+    #[arg(long)]
     pub staged: bool,
     /// Base ref for branch mode (default: config `base`, origin/HEAD's target, main, master).
     #[arg(long, value_name = "REF")]
@@ -247,14 +247,14 @@ pub struct SymbolsArgs {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Ruby source files or folders (folders are walked for in-scope .rb files).
-    #[arg(value_name = "FILE", required_unless_present = "from_metadata")]
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Analyze the files of the last discover's plan (every metadata file with
     /// --all-metadata).
-    #[arg(long, conflicts_with = "files")]
+    #[arg(long)]
     pub from_metadata: bool,
     /// With --from-metadata: every metadata file, not only the last plan's.
-    #[arg(long, requires = "from_metadata")]
+    #[arg(long)]
     pub all_metadata: bool,
     /// Re-analyze even when the cached analysis is still valid.
     #[arg(long)]
@@ -276,7 +276,7 @@ pub struct TestConfigArgs {
     #[arg(value_name = "FILE")]
     pub metadata: Option<PathBuf>,
     /// Without FILE: every analyzed metadata file, not only the last plan's.
-    #[arg(long, conflicts_with = "metadata")]
+    #[arg(long)]
     pub all_metadata: bool,
     /// Project type (default: the pipeline config, else detected from the Gemfile).
     #[arg(long, value_enum)]
@@ -304,21 +304,21 @@ pub struct SkeletonArgs {
     #[arg(value_name = "METADATA")]
     pub metadata: Option<PathBuf>,
     /// Without METADATA: every analyzed metadata file, not only the last plan's.
-    #[arg(long, conflicts_with = "metadata")]
+    #[arg(long)]
     pub all_metadata: bool,
     /// What --stdout prints: the method blocks (default) or the outline, as the pipeline's
     /// generator prints them, or the full spec file exactly as it would be written.
     #[arg(long, value_enum)]
     pub mode: Option<SkeletonMode>,
     /// Print instead of writing the spec file.
-    #[arg(long, requires = "metadata")]
+    #[arg(long)]
     pub stdout: bool,
     /// pipeline: the contract's placeholders for the spec-writer agent; pending: Ruby that
     /// runs (TODO comments, examples skipped as pending), for people.
     #[arg(long, value_enum, default_value_t)]
     pub placeholders: Placeholders,
     /// Spec path (default: the metadata's spec_path).
-    #[arg(long, value_name = "PATH", requires = "metadata")]
+    #[arg(long, value_name = "PATH")]
     pub spec: Option<PathBuf>,
     /// Project type (default: the pipeline config, else detected from the Gemfile).
     #[arg(long, value_enum)]
@@ -337,7 +337,7 @@ pub struct SkeletonArgs {
     #[arg(long, value_enum, value_name = "FRAMEWORK")]
     pub test_framework: Option<TestFrameworkChoice>,
     /// Default for new methods whose block already exists in the spec.
-    #[arg(long, value_parser = actions(&["ask", "overwrite", "skip"]))]
+    #[arg(long, value_parser = actions(rspec_scout::app::arg_rules::NEW_CONFLICT_ACTIONS))]
     pub on_new_conflict: Option<ConflictAction>,
     /// Per-method answer, METHOD_ID=overwrite|skip|beside (repeatable; setters like
     /// Foo#bar= work; beside only for a hand-written block).
@@ -346,7 +346,7 @@ pub struct SkeletonArgs {
     /// Default for methods whose block in the spec was written by a person (no
     /// rspec-testing markers): ask (a decision, exit 2), beside (keep it, add the generated
     /// block after it), overwrite (its examples are lost) or skip.
-    #[arg(long, value_parser = actions(&["ask", "beside", "overwrite", "skip"]))]
+    #[arg(long, value_parser = actions(rspec_scout::app::arg_rules::HAND_WRITTEN_ACTIONS))]
     pub on_hand_written: Option<ConflictAction>,
     /// Per-method answer for a hand-written block, METHOD_ID=beside|overwrite|skip
     /// (repeatable).
@@ -419,13 +419,13 @@ pub struct ValidateArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The stage to check the files for.
-    #[arg(long, value_enum, required_unless_present = "yaml")]
+    #[arg(long, value_enum)]
     pub stage: Option<Stage>,
     /// Only check that each file loads as YAML (like validate_yaml.rb).
-    #[arg(long, conflicts_with = "stage")]
+    #[arg(long)]
     pub yaml: bool,
     /// With --yaml: also read YAML from standard input.
-    #[arg(long, requires = "yaml")]
+    #[arg(long)]
     pub stdin: bool,
     /// Also report, as errors, the rules the original validator never checked.
     #[arg(long)]
@@ -441,7 +441,7 @@ pub struct StatusArgs {
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Every metadata file, not only the last plan's.
-    #[arg(long, conflicts_with = "paths")]
+    #[arg(long)]
     pub all_metadata: bool,
     #[command(flatten)]
     pub common: Common,
@@ -495,5 +495,42 @@ mod tests {
     #[test]
     fn the_definition_is_consistent() {
         Cli::command().debug_assert();
+        rspec_scout::app::arg_rules::apply(Cli::command()).debug_assert();
+    }
+
+    /// The rules of `app::arg_rules` reach the parser: each refused pair is refused.
+    #[test]
+    fn the_shared_argument_rules_are_the_parsers() {
+        let cli = rspec_scout::app::arg_rules::apply(Cli::command());
+        for (args, kind) in [
+            (
+                vec!["discover", "--all", "--staged"],
+                clap::error::ErrorKind::ArgumentConflict,
+            ),
+            (
+                vec!["analyze"],
+                clap::error::ErrorKind::MissingRequiredArgument,
+            ),
+            (
+                vec!["validate", "x.yml", "--stdin"],
+                clap::error::ErrorKind::MissingRequiredArgument,
+            ),
+            (
+                vec!["skeleton", "--stdout"],
+                clap::error::ErrorKind::MissingRequiredArgument,
+            ),
+            (
+                vec!["status", "app", "--all-metadata"],
+                clap::error::ErrorKind::ArgumentConflict,
+            ),
+        ] {
+            let mut argv = vec!["rspec-scout"];
+            argv.extend(args.iter().copied());
+            let err = cli.clone().try_get_matches_from(argv).unwrap_err();
+            assert_eq!(err.kind(), kind, "{args:?}");
+        }
+        assert!(cli
+            .try_get_matches_from(["rspec-scout", "discover", "--all", "app"])
+            .is_ok());
     }
 }

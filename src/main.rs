@@ -7,8 +7,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use rspec_scout::app;
 use rspec_scout::config::Config;
 use rspec_scout::git::root_of as git_root_of;
@@ -130,7 +128,13 @@ fn release_c_heap() {}
 
 fn main() -> ExitCode {
     tune_allocator();
-    let cli = Cli::parse();
+    // The rules between arguments live in `app::arg_rules`, shared with the MCP server.
+    let matches =
+        rspec_scout::app::arg_rules::apply(<Cli as clap::CommandFactory>::command()).get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     if let Command::Mcp(a) = &cli.command {
         return serve_mcp(&cli, a);
     }

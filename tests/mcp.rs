@@ -17,16 +17,23 @@ struct Session {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
     next_id: u64,
+    /// Each tool's `outputSchema`, from `tools/list` (asked at the first call).
+    schemas: Option<std::collections::HashMap<String, Value>>,
 }
 
 impl Session {
     fn start(p: &Project) -> Session {
         let mut cmd = Command::new(bin());
         cmd.args(["mcp"])
-            .current_dir(p.root())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        Session::start_with(cmd, p)
+    }
+
+    /// Starts `cmd` (with piped stdin and stdout) in `p`.
+    fn start_with(mut cmd: Command, p: &Project) -> Session {
+        cmd.current_dir(p.root());
         without_git_env(&mut cmd);
         let mut child = cmd.spawn().expect("start rspec-scout mcp");
         let stdout = child.stdout.take().expect("stdout");
@@ -45,6 +52,7 @@ impl Session {
             stdin,
             lines,
             next_id: 1,
+            schemas: None,
         }
     }
 
@@ -81,15 +89,49 @@ impl Session {
     }
 
     /// A tool call: its `isError` and its answer (the JSON text of its one content block).
+    /// The answer is also the call's `structuredContent`, and meets the tool's
+    /// `outputSchema`.
     fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
+        if self.schemas.is_none() {
+            let list = self.request("tools/list", json!({}));
+            self.schemas = Some(
+                list["result"]["tools"]
+                    .as_array()
+                    .expect("tools")
+                    .iter()
+                    .map(|t| {
+                        (
+                            t["name"].as_str().unwrap().to_string(),
+                            t["outputSchema"].clone(),
+                        )
+                    })
+                    .collect(),
+            );
+        }
         let answer = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         let result = &answer["result"];
         let content = result["content"].as_array().expect("content");
         assert_eq!(content.len(), 1, "{answer}");
         assert_eq!(content[0]["type"], "text");
         let text = content[0]["text"].as_str().expect("text");
-        let value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        if let Some(schema) = self.schemas.as_ref().and_then(|s| s.get(tool)) {
+            assert_eq!(result["structuredContent"], value, "{tool}");
+            meets(&value, schema).unwrap_or_else(|e| panic!("{tool}: {e}: {value}"));
+        }
         (result["isError"] == true, value)
+    }
+
+    /// The next message that is not a notification; it must answer `id`.
+    fn answer_to(&self, id: u64) -> Value {
+        loop {
+            let message = self.recv();
+            if message.get("id").is_none() {
+                continue;
+            }
+            assert_eq!(message["id"], id, "{message}");
+            return message;
+        }
     }
 
     /// Closes stdin and waits for the server to end; its exit code.
@@ -111,6 +153,35 @@ impl Drop for Session {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether `value` meets `schema` as far as this server's schemas go: an object with the
+/// required keys, each listed property of its type.
+fn meets(value: &Value, schema: &Value) -> Result<(), String> {
+    if schema["type"] != "object" || !value.is_object() {
+        return Err("not an object".to_string());
+    }
+    for key in schema["required"].as_array().into_iter().flatten() {
+        let key = key.as_str().unwrap();
+        if value.get(key).is_none() {
+            return Err(format!("no `{key}`"));
+        }
+    }
+    for (key, property) in schema["properties"].as_object().into_iter().flatten() {
+        let Some(got) = value.get(key) else { continue };
+        let fits = match property["type"].as_str() {
+            Some("string") => got.is_string(),
+            Some("array") => got.is_array(),
+            Some("object") => got.is_object(),
+            Some("boolean") => got.is_boolean(),
+            Some("integer") => got.is_u64() || got.is_i64(),
+            _ => true,
+        };
+        if !fits {
+            return Err(format!("`{key}` is not {}", property["type"]));
+        }
+    }
+    Ok(())
 }
 
 fn initialize_params() -> Value {
@@ -192,7 +263,8 @@ fn the_handshake_and_the_tool_list() {
             "properties": {
                 "name": {"type": "string", "description": "A class or module (`Payment`, `Billing::Invoice`) or a method (`Payment#refund`, `Payment.for_period`)"},
                 "paths": {"type": "array", "items": {"type": "string"}, "description": "Only uses in these files or folders (default: the whole project)"},
-                "cursor": {"type": "string", "description": "Continue a paged answer (its page.next_cursor)"}
+                "cursor": {"type": "string", "description": "Continue a paged answer (its page.next_cursor); other arguments are then ignored"},
+                "max_bytes": {"type": "integer", "minimum": 1024, "description": "Largest page, in bytes of JSON (default 49152); a larger answer comes in pages"}
             },
             "required": ["name"],
             "additionalProperties": false
@@ -273,6 +345,7 @@ fn every_tool_answers_what_the_command_line_answers() {
                 }
             ],
             "summary": {"references": 2, "methods": 2, "files": 2},
+            "not_followed": "dynamic calls are not followed: `send`/`public_send`, `method_missing`, calls on a local assigned from elsewhere (`p = Payment.find(id); p.refund`), on a block parameter (`orders.each { |order| order.cancel! }`), through `delegate` or a reader that returns the object, and uses outside method bodies",
             "warnings": []
         })
     );
@@ -350,7 +423,7 @@ fn bad_arguments_are_tool_errors_and_the_session_goes_on() {
         json!({
             "status": "error",
             "error": "invalid arguments for discover: invalid type: string \"first\", expected u64",
-            "details": "discover takes: paths (array of string), all (boolean), staged (boolean), base (string), only (array of string), exclude (array of string), allow_red (boolean), no_metadata (boolean), timings (boolean), wave (integer), file (string), cursor (string); required: none",
+            "details": "discover takes: paths (array of string), all (boolean), staged (boolean), base (string), only (array of string), exclude (array of string), allow_red (boolean), no_metadata (boolean), timings (boolean), wave (integer), file (string), cursor (string), max_bytes (integer); required: none",
             "suggestion": "call again with arguments that match the tool's inputSchema (tools/list)",
             "error_code": "USAGE",
             "recoverable": true
@@ -417,6 +490,15 @@ fn bad_arguments_are_tool_errors_and_the_session_goes_on() {
     let (err, answer) = s.call("outline", json!({"spec": "spec/missing_spec.rb"}));
     assert!(err);
     assert_eq!(answer, cli(&p, &["outline", "spec/missing_spec.rb"], 1));
+
+    // What a client sent comes back in part: a megabyte path is not echoed whole.
+    let long = format!("../{}.rb", "a".repeat(1 << 20));
+    let (err, answer) = s.call("symbols", json!({"paths": [long]}));
+    assert!(err);
+    assert_eq!(answer["error_code"], "PATH_OUTSIDE_ROOT");
+    let text = answer.to_string();
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    assert!(text.contains("bytes more)"), "{text}");
 
     // Still serving.
     let (err, symbols) = s.call("symbols", json!({"paths": ["app/models/user.rb"]}));
@@ -511,15 +593,17 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
     let mut s = Session::initialized(&p);
     let mut args = json!({"all": true, "no_metadata": true, "allow_red": true});
     let mut seen: Vec<String> = Vec::new();
+    let (mut files, mut slugs, mut warnings, mut edges) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut pages = 0;
     loop {
         let (err, page) = s.call("discover", args.clone());
         assert!(!err, "{page}");
         pages += 1;
-        assert!(serde_json::to_string(&page).unwrap().len() <= 64 * 1024);
+        assert!(serde_json::to_string(&page).unwrap().len() <= 48 * 1024);
         assert_eq!(page["summary"], full["summary"]);
         assert_eq!(
-            page["page"]["total"].as_u64().unwrap() as usize,
+            page["page"]["items"].as_u64().unwrap() as usize,
             all_ids.len()
         );
         for wave in page["method_waves"].as_array().unwrap() {
@@ -527,6 +611,26 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
                 seen.push(item["method_id"].as_str().unwrap().to_string());
             }
         }
+        // Files, slugs, edges and warnings: each page brings what its items need, files
+        // without methods come after the items, warnings once.
+        for (key, list) in [
+            ("files", &mut files),
+            ("slugs", &mut slugs),
+            ("warnings", &mut warnings),
+        ] {
+            for value in page[key].as_array().unwrap() {
+                if key == "warnings" || !list.contains(value) {
+                    list.push(value.clone());
+                }
+            }
+        }
+        edges.extend(
+            page["dependency_graph"]["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned(),
+        );
         match page["page"]["next_cursor"].as_str() {
             Some(cursor) => args = json!({"cursor": cursor}),
             None => break,
@@ -534,6 +638,18 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
     }
     assert!(pages > 1);
     assert_eq!(seen, all_ids);
+    let sorted = |list: &[Value]| {
+        let mut texts: Vec<String> = list.iter().map(Value::to_string).collect();
+        texts.sort();
+        texts
+    };
+    assert_eq!(sorted(&files), sorted(full["files"].as_array().unwrap()));
+    assert_eq!(sorted(&slugs), sorted(full["slugs"].as_array().unwrap()));
+    assert_eq!(&warnings, full["warnings"].as_array().unwrap());
+    assert_eq!(
+        sorted(&edges),
+        sorted(full["dependency_graph"]["edges"].as_array().unwrap())
+    );
 
     // One wave, narrowed.
     let (_, wave) = s.call(
@@ -541,7 +657,7 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
         json!({"all": true, "no_metadata": true, "allow_red": true, "wave": 0}),
     );
     let wave0 = full["method_waves"][0]["items"].as_array().unwrap().len();
-    assert_eq!(wave["page"]["total"].as_u64().unwrap() as usize, wave0);
+    assert_eq!(wave["page"]["items"].as_u64().unwrap() as usize, wave0);
     assert_eq!(
         wave["waves"].as_array().unwrap().len(),
         full["method_waves"].as_array().unwrap().len()
@@ -550,6 +666,111 @@ fn a_large_plan_comes_in_pages_that_hold_every_method_once() {
     let (err, stale) = s.call("status", json!({"cursor": "999:0"}));
     assert!(err);
     assert_eq!(stale["error_code"], "USAGE");
+    assert_eq!(s.close(), 0);
+}
+
+/// Follows the cursors of `tool` from a first call with `arguments` and a small page: every
+/// page within it, and the pages joined.
+fn all_pages(s: &mut Session, tool: &str, arguments: Value, max_bytes: usize) -> (usize, Value) {
+    let mut args = arguments;
+    args["max_bytes"] = json!(max_bytes);
+    let mut pages = Vec::new();
+    loop {
+        let (_, page) = s.call(tool, args.clone());
+        let len = serde_json::to_string(&page).unwrap().len();
+        assert!(len <= max_bytes, "{tool}: a page of {len} bytes: {page}");
+        let next = page["page"]["next_cursor"].as_str().map(str::to_string);
+        pages.push(page);
+        match next {
+            Some(cursor) => args = json!({"cursor": cursor}),
+            None => break,
+        }
+    }
+    (pages.len(), rspec_scout::mcp::page::join(&pages))
+}
+
+#[test]
+fn every_tools_pages_join_into_the_command_lines_answer() {
+    let p = app();
+    let mut s = Session::initialized(&p);
+    let files = [
+        "app/models/payment.rb",
+        "app/models/user.rb",
+        "app/services/payment_processor.rb",
+    ];
+    let (err, _) = s.call("discover", json!({"paths": files, "all": true}));
+    assert!(!err);
+    let budget = 1024;
+
+    let (pages, joined) = all_pages(
+        &mut s,
+        "analyze",
+        json!({"files": files, "force": true}),
+        budget,
+    );
+    assert!(pages > 3, "{pages}");
+    let mut args = vec!["analyze", "--force", "--answer", "full"];
+    args.extend(files);
+    assert_eq!(joined, cli(&p, &args, 0));
+
+    let (pages, joined) = all_pages(&mut s, "symbols", json!({}), budget);
+    assert!(pages > 3, "{pages}");
+    assert_eq!(joined, cli(&p, &["symbols", "."], 0));
+
+    let (_, whole) = s.call("references", json!({"name": "Payment"}));
+    let (pages, joined) = all_pages(&mut s, "references", json!({"name": "Payment"}), budget);
+    assert!(pages > 1, "{pages}");
+    assert_eq!(joined, whole);
+
+    let file = files[2];
+    let (_, joined) = all_pages(&mut s, "test_config", json!({"metadata": file}), budget);
+    assert_eq!(
+        joined,
+        cli(&p, &["test-config", file, "--answer", "full"], 0)
+    );
+
+    let (pages, joined) = all_pages(
+        &mut s,
+        "skeleton",
+        json!({"metadata": file, "stdout": true, "mode": "full"}),
+        budget,
+    );
+    assert!(pages > 1, "{pages}");
+    assert_eq!(
+        joined,
+        cli(
+            &p,
+            &["skeleton", file, "--stdout", "--mode", "full", "--answer", "full"],
+            0
+        )
+    );
+
+    let (err, _) = s.call("skeleton", json!({"metadata": file}));
+    assert!(!err);
+    let spec = "spec/services/payment_processor_spec.rb";
+    let (pages, joined) = all_pages(
+        &mut s,
+        "outline",
+        json!({"spec": spec, "view": "tree"}),
+        budget,
+    );
+    assert!(pages > 1, "{pages}");
+    assert_eq!(joined, cli(&p, &["outline", spec, "--view", "tree"], 0));
+
+    let metadata = "tmp/rspec_metadata/app_services_payment_processor.yml";
+    let (_, joined) = all_pages(
+        &mut s,
+        "validate",
+        json!({"files": [metadata], "stage": "code-analyzer"}),
+        budget,
+    );
+    assert_eq!(
+        joined,
+        cli(&p, &["validate", "--stage", "code-analyzer", metadata], 0)
+    );
+
+    let (_, joined) = all_pages(&mut s, "status", json!({}), budget);
+    assert_eq!(joined, cli(&p, &["status", "--answer", "full"], 0));
     assert_eq!(s.close(), 0);
 }
 
@@ -563,5 +784,301 @@ fn closing_stdin_ends_the_server_cleanly() {
     let mut s = Session::initialized(&p);
     let (err, _) = s.call("status", json!({}));
     assert!(!err);
+    assert_eq!(s.close(), 0);
+}
+
+/// A project of `files` models, each with a branch and a call into the next one: enough
+/// work that a call is still running when the next messages arrive.
+fn many_models(files: usize) -> Project {
+    let p = Project::new();
+    p.write(
+        "Gemfile",
+        "source \"https://rubygems.org\"\ngem \"rails\"\n",
+    );
+    for i in 0..files {
+        let next = (i + 1) % files;
+        p.write(
+            &format!("app/models/ledger_{i}.rb"),
+            format!(
+                "class Ledger{i} < ApplicationRecord\n  belongs_to :account\n\n  def settle(amount)\n    if amount > limit\n      errors.add(:amount, :too_large)\n      false\n    else\n      update!(balance: balance - amount)\n      Ledger{next}.new.settle(amount / 2)\n    end\n  end\n\n  def limit = account.credit_limit || 0\nend\n"
+            ),
+        );
+    }
+    p
+}
+
+#[test]
+fn a_long_call_leaves_the_session_live_reports_progress_and_stops_when_cancelled() {
+    let p = many_models(1500);
+    let mut s = Session::initialized(&p);
+    s.send(&json!({
+        "jsonrpc": "2.0", "id": 100, "method": "tools/call",
+        "params": {"name": "analyze", "arguments": {"files": ["app"]}, "_meta": {"progressToken": "plan-1"}}
+    }));
+    s.send(&json!({"jsonrpc": "2.0", "id": 101, "method": "ping"}));
+    // The ping is answered while the call runs: the call is off the protocol loop.
+    let mut progress: Vec<Value> = Vec::new();
+    loop {
+        let message = s.recv();
+        if message["method"] == "notifications/progress" {
+            progress.push(message);
+            continue;
+        }
+        assert_eq!(message["id"], 101, "{message}");
+        assert_eq!(message["result"], json!({}));
+        break;
+    }
+    // Progress comes from the command's phases; once analysis is under way, cancel.
+    while !progress.iter().any(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("analyze: "))
+    }) {
+        let message = s.recv();
+        assert_eq!(message["method"], "notifications/progress", "{message}");
+        progress.push(message);
+    }
+    s.send(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 100, "reason": "the user pressed Esc"}
+    }));
+    let mut last = -1.0;
+    for message in &progress {
+        assert_eq!(message["params"]["progressToken"], "plan-1");
+        let at = message["params"]["progress"].as_f64().unwrap();
+        assert!(at >= last, "progress went back: {progress:?}");
+        last = at;
+    }
+    // The next call waits for the cancelled one to stop; the cancelled one never answers
+    // (`answer_to` fails on any other id) and wrote no metadata (analysis stopped before
+    // its writing phase).
+    s.send(&json!({"jsonrpc": "2.0", "id": 102, "method": "tools/call", "params": {"name": "symbols", "arguments": {"paths": ["app/models/ledger_1.rb"]}}}));
+    let after = s.answer_to(102);
+    assert_eq!(after["result"]["isError"], false, "{after}");
+    let written = std::fs::read_dir(p.root().join("tmp/rspec_metadata"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(written, 0);
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn closing_stdin_during_a_long_call_ends_the_server() {
+    let p = many_models(1500);
+    let mut s = Session::initialized(&p);
+    s.send(&json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "analyze", "arguments": {"files": ["app"]}}
+    }));
+    // `close` fails the test if the server outlives stdin by 30 s.
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn malformed_messages_get_json_rpc_errors_and_the_session_goes_on() {
+    let p = app();
+    let mut s = Session::initialized(&p);
+    let stdin = s.stdin.as_mut().unwrap();
+    writeln!(stdin, "{{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": ").unwrap();
+    stdin.flush().unwrap();
+    let parse = s.recv();
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert_eq!(parse["id"], Value::Null);
+    for (arguments, what) in [(json!([1, 2]), "an array"), (json!("all"), "a string")] {
+        s.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "discover", "arguments": arguments}}));
+        let invalid = s.answer_to(10);
+        assert_eq!(invalid["error"]["code"], -32602, "{invalid}");
+        assert!(
+            invalid["error"]["message"].as_str().unwrap().contains(what),
+            "{invalid}"
+        );
+    }
+    let ping = s.request("ping", json!({}));
+    assert_eq!(ping["result"], json!({}));
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn the_command_lines_argument_rules_hold_for_tools() {
+    let p = app();
+    let mut s = Session::initialized(&p);
+    for (tool, arguments, message) in [
+        (
+            "discover",
+            json!({"all": true, "staged": true}),
+            "discover: `all` and `staged` cannot be used together",
+        ),
+        (
+            "discover",
+            json!({"staged": true, "paths": ["app"]}),
+            "discover: `staged` and `paths` cannot be used together",
+        ),
+        (
+            "analyze",
+            json!({}),
+            "analyze: `files` is required unless `from_metadata` is given",
+        ),
+        (
+            "analyze",
+            json!({"files": ["app"], "from_metadata": true}),
+            "analyze: `from_metadata` and `files` cannot be used together",
+        ),
+        (
+            "validate",
+            json!({"files": ["x.yml"]}),
+            "validate: `stage` is required unless `yaml` is given",
+        ),
+        (
+            "validate",
+            json!({"files": ["x.yml"], "yaml": true, "stage": "code-analyzer"}),
+            "validate: `yaml` and `stage` cannot be used together",
+        ),
+        (
+            "skeleton",
+            json!({"metadata": "app/models/payment.rb", "on_new_conflict": "beside"}),
+            "skeleton: `on_new_conflict` takes ask, overwrite, skip, not \"beside\"",
+        ),
+    ] {
+        let (err, answer) = s.call(tool, arguments.clone());
+        assert!(err, "{tool} {arguments}");
+        assert_eq!(answer["error_code"], "USAGE", "{answer}");
+        assert_eq!(answer["error"], message, "{tool} {arguments}");
+        // The same call on the command line is refused too.
+    }
+    for args in [
+        vec!["discover", "--all", "--staged"],
+        vec!["discover", "--staged", "app"],
+        vec!["analyze"],
+        vec!["analyze", "app", "--from-metadata"],
+        vec!["validate", "x.yml"],
+        vec!["validate", "x.yml", "--yaml", "--stage", "code-analyzer"],
+        vec![
+            "skeleton",
+            "app/models/payment.rb",
+            "--on-new-conflict",
+            "beside",
+        ],
+    ] {
+        p.run(&args).expect_code(2);
+    }
+    // The tools' answers name arguments, not flags.
+    let (err, answer) = s.call("status", json!({"paths": ["app/models/nothing.rb"]}));
+    let text = answer.to_string();
+    assert!(
+        !text.contains(" --") && !text.contains("`--"),
+        "{err} {text}"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn tools_say_what_they_touch_and_what_they_answer() {
+    let p = app();
+    let mut s = Session::initialized(&p);
+    let list = s.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let hint = |name: &str, key: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["annotations"][key].clone()
+    };
+    for name in ["symbols", "references", "outline", "status", "validate"] {
+        assert_eq!(hint(name, "readOnlyHint"), true, "{name}");
+        assert_eq!(hint(name, "destructiveHint"), false, "{name}");
+    }
+    for name in [
+        "discover",
+        "analyze",
+        "test_config",
+        "skeleton",
+        "strip_markers",
+    ] {
+        assert_eq!(hint(name, "readOnlyHint"), false, "{name}");
+    }
+    for name in ["skeleton", "strip_markers"] {
+        assert_eq!(hint(name, "destructiveHint"), true, "{name}");
+    }
+    for tool in tools {
+        assert!(
+            tool["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "{tool}"
+        );
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+        assert_eq!(
+            tool["outputSchema"]["required"],
+            json!(["status"]),
+            "{tool}"
+        );
+    }
+    // `null` is an argument left out, as the schema's optional arguments say.
+    let (err, answer) = s.call(
+        "discover",
+        json!({"paths": null, "wave": null, "all": null, "no_metadata": true}),
+    );
+    assert!(!err, "{answer}");
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn a_server_started_outside_a_ruby_project_says_so() {
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["mcp", "--root"])
+        .arg(empty.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let p = Project::new();
+    let mut s = Session::start_with(cmd, &p);
+    let init = s.request("initialize", initialize_params());
+    assert_eq!(init["result"]["serverInfo"]["name"], "rspec-scout");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (err, answer) = s.call("discover", json!({"all": true}));
+    assert!(err);
+    let message = answer["error"].as_str().unwrap();
+    assert!(message.contains("which is not a Ruby project"), "{message}");
+    assert!(
+        message.contains("no Gemfile, gemspec, Rakefile, app/ or lib/"),
+        "{message}"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn the_readmes_registration_starts_a_working_server() {
+    // The `.mcp.json` block of the README, committed at the root of an app as it says.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## MCP server").expect("an MCP section")..];
+    let start = section.find("```json\n").expect("a JSON block") + "```json\n".len();
+    let end = start + section[start..].find("```").unwrap();
+    let registration: Value = serde_json::from_str(&section[start..end]).unwrap();
+    let server = &registration["mcpServers"]["rspec-scout"];
+    assert_eq!(server["command"], "rspec-scout");
+    let args: Vec<&str> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    // The README's `claude mcp add` line writes project scope with the same command.
+    assert!(section.contains(&format!(
+        "claude mcp add -s project rspec-scout -- rspec-scout {}",
+        args.join(" ")
+    )));
+
+    let p = app();
+    p.write(".mcp.json", &section[start..end]);
+    // Started where a harness starts project servers: the project's root.
+    let mut cmd = Command::new(bin());
+    cmd.args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut s = Session::start_with(cmd, &p);
+    let init = s.request("initialize", initialize_params());
+    assert_eq!(init["result"]["serverInfo"]["name"], "rspec-scout");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (err, symbols) = s.call("symbols", json!({"name": "Payment"}));
+    assert!(!err, "{symbols}");
+    assert_eq!(symbols["files"][0]["path"], "app/models/payment.rb");
     assert_eq!(s.close(), 0);
 }

@@ -2,6 +2,7 @@
 //! [`crate::Error`] out. No printing here; `main.rs` renders and exits.
 
 pub mod analyze;
+pub mod arg_rules;
 pub mod discover;
 pub mod outline;
 pub mod over_plan;

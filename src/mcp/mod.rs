@@ -18,7 +18,7 @@
 //! The server runs in the project root (`serve` changes to it), so relative paths mean
 //! what they mean to the CLI run there; it writes only where those commands write.
 
-pub(crate) mod page;
+pub mod page;
 pub(crate) mod paths;
 pub(crate) mod references;
 #[cfg(feature = "mcp")]
@@ -50,6 +50,69 @@ pub struct Outcome {
     pub is_error: bool,
 }
 
+/// What the protocol side gives a call besides its arguments: a flag the client's
+/// `notifications/cancelled` (or a closed stdin) sets, and where the progress of the
+/// command's phases goes.
+#[derive(Clone, Default)]
+pub struct Control {
+    /// Set when the call is cancelled: the command stops at its next step that only
+    /// reads (a file parsed, a method analyzed); a write under way finishes (each metadata
+    /// or spec file is written whole or not at all).
+    pub cancelled: Arc<std::sync::atomic::AtomicBool>,
+    /// Receives `(phase, done, total)` as the command's phases move on.
+    pub progress: Option<Arc<ProgressFn>>,
+}
+
+/// Where the progress of a call goes.
+pub type ProgressFn = dyn Fn(&str, usize, usize) + Send + Sync;
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control")
+            .field("cancelled", &self.cancelled)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// The payload a cancelled call unwinds with (never a panic message: `resume_unwind`
+/// does not run the panic hook).
+struct Cancelled;
+
+/// Phases that write: a cancellation waits for them to end, so a file is never left half
+/// done and the metadata of one run is never half of it.
+const WRITING_PHASES: &[&str] = &["metadata", "skeleton", "test-config"];
+
+impl Control {
+    /// The call is cancelled: unwind to [`Server::call_with`].
+    fn check(&self) {
+        if self.cancelled.load(std::sync::atomic::Ordering::Relaxed) {
+            std::panic::resume_unwind(Box::new(Cancelled));
+        }
+    }
+
+    /// The progress reporter the commands take: reports each step and stops a cancelled
+    /// call at the next step of a phase that only reads.
+    fn on_phase(&self) -> crate::report::OnPhase {
+        let control = self.clone();
+        crate::report::OnPhase::new(move |event| {
+            use crate::report::PhaseEvent;
+            let (phase, done, total) = match *event {
+                PhaseEvent::Start { phase, total } => (phase, 0, total),
+                PhaseEvent::Advance { phase, done, total } => (phase, done, total),
+                // Never unwind from a phase's end: it runs while a phase guard drops.
+                PhaseEvent::Finish { .. } => return,
+            };
+            if !WRITING_PHASES.contains(&phase) {
+                control.check();
+            }
+            if let Some(progress) = &control.progress {
+                progress(phase, done, total);
+            }
+        })
+    }
+}
+
 /// One session over one project.
 pub struct Server {
     root: PathBuf,
@@ -61,6 +124,12 @@ pub struct Server {
     snapshots: HashMap<&'static str, page::Snapshot>,
     next_snapshot: u64,
     budget: usize,
+    /// The page size of the call under way (`max_bytes`, else `budget`).
+    call_budget: usize,
+    control: Control,
+    /// Why the root is not a Ruby project, when it is not: every call says so instead of
+    /// scanning a home folder or the whole disk.
+    not_ruby: Option<String>,
 }
 
 impl std::fmt::Debug for Server {
@@ -100,6 +169,7 @@ impl Server {
         })?;
         let skip = vec![config.metadata_dir(&root)];
         let warm = Arc::new(warm::Index::new(root.clone(), skip));
+        let not_ruby = not_a_ruby_project(&root);
         Ok(Server {
             root,
             explicit_config: None,
@@ -110,6 +180,9 @@ impl Server {
             snapshots: HashMap::new(),
             next_snapshot: 1,
             budget: page::PAGE_BYTES,
+            call_budget: page::PAGE_BYTES,
+            control: Control::default(),
+            not_ruby,
         })
     }
 
@@ -144,10 +217,24 @@ impl Server {
     /// arguments, a failing command, even a panic inside one) are answers with
     /// `status: error`.
     pub fn call(&mut self, name: &str, arguments: Value) -> Outcome {
+        self.call_with(name, arguments, Control::default())
+    }
+
+    /// [`Server::call`] under `control`: cancellable, with progress.
+    pub fn call_with(&mut self, name: &str, arguments: Value, control: Control) -> Outcome {
+        self.control = control;
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.control.check();
             self.dispatch(name, arguments)
         }));
+        self.control = Control::default();
         match run {
+            Err(payload) if payload.is::<Cancelled>() => error_outcome(
+                &Error::Usage {
+                    message: format!("{name} was cancelled by the client"),
+                },
+                None,
+            ),
             Ok(Ok(value)) => {
                 let is_error = value.get("status").and_then(Value::as_str) == Some("error");
                 Outcome {
@@ -197,6 +284,24 @@ impl Server {
                 ),
             });
         };
+        if let Some(why) = &self.not_ruby {
+            return Err(Error::Usage {
+                message: format!(
+                    "the server was started in {}, which is not a Ruby project ({why}); start it in the app's root (a committed .mcp.json with \"args\": [\"mcp\"] starts it there) or pass --root",
+                    self.root.display()
+                ),
+            });
+        }
+        // Paging is the server's, the same for every tool: `cursor` continues the tool's
+        // last paged answer (other arguments are then ignored), `max_bytes` sets the size
+        // of a page.
+        let mut arguments = arguments;
+        let (cursor, max_bytes) = paging_args(&mut arguments)?;
+        if let Some(cursor) = cursor {
+            return self.continue_page(name, &cursor);
+        }
+        self.call_budget = max_bytes.unwrap_or(self.budget);
+        check_rules(name, &arguments)?;
         let config = self.config()?;
         self.warm.refresh();
         let root = self.root.clone();
@@ -207,9 +312,6 @@ impl Server {
                     wave: a.wave,
                     file: a.file.clone(),
                 };
-                if let Some(cursor) = &a.cursor {
-                    return self.continue_page(name, cursor, page::ListOf::Discover);
-                }
                 let options = app::discover::Options {
                     paths: paths::confine_all(&root, &a.paths)?,
                     all: a.all,
@@ -221,7 +323,7 @@ impl Server {
                     no_metadata: a.no_metadata,
                     debug: false,
                     timings: a.timings,
-                    progress: crate::report::OnPhase::default(),
+                    progress: self.control.on_phase(),
                     // The server pages the whole answer itself, and narrows it by wave and
                     // file after the plan (the page keeps the plan's overview).
                     answer: crate::report::AnswerSize::Full,
@@ -234,31 +336,20 @@ impl Server {
             }
             "analyze" => {
                 let a: tools::Analyze = args(name, arguments)?;
-                if let Some(cursor) = &a.cursor {
-                    return self.continue_page(name, cursor, page::ListOf::Key("results"));
-                }
                 let options = app::analyze::Options {
                     files: paths::confine_all(&root, &a.files)?,
                     from_metadata: a.from_metadata,
                     all_metadata: false,
                     force: a.force,
                     timings: false,
-                    progress: crate::report::OnPhase::default(),
+                    progress: self.control.on_phase(),
                     answer: crate::report::AnswerSize::Full,
                 };
                 let answer = answer_json(app::analyze::run(&config, &options))?;
-                Ok(self.first_page(
-                    name,
-                    answer,
-                    page::Narrow::default(),
-                    page::ListOf::Key("results"),
-                ))
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "symbols" => {
                 let a: tools::Symbols = args(name, arguments)?;
-                if let Some(cursor) = &a.cursor {
-                    return self.continue_page(name, cursor, page::ListOf::Key("files"));
-                }
                 let mut inputs = paths::confine_all(&root, &a.paths)?;
                 if inputs.is_empty() {
                     inputs.push(PathBuf::from("."));
@@ -268,18 +359,10 @@ impl Server {
                 if let Some(name) = &a.name {
                     answer = only_symbol(answer, name)?;
                 }
-                Ok(self.first_page(
-                    name,
-                    answer,
-                    page::Narrow::default(),
-                    page::ListOf::Key("files"),
-                ))
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "references" => {
                 let a: tools::References = args(name, arguments)?;
-                if let Some(cursor) = &a.cursor {
-                    return self.continue_page(name, cursor, page::ListOf::Key("references"));
-                }
                 let target = references::Target::parse(&a.name)?;
                 let within: Vec<String> = paths::confine_all(&root, &a.paths)?
                     .iter()
@@ -289,12 +372,16 @@ impl Server {
                 let found = self.cache.files(&root, &scope, config.threads);
                 let max = config.max_file_size;
                 let warm = Arc::clone(&self.warm);
+                let control = self.control.clone();
                 let facts: Vec<Arc<crate::index::FileFacts>> =
                     crate::index::in_pool(config.threads, || {
                         found
                             .files
                             .par_iter()
-                            .map(|f| warm.shared_facts(f, max))
+                            .map(|f| {
+                                control.check();
+                                warm.shared_facts(f, max)
+                            })
                             .collect()
                     });
                 let answer = references::find(&a.name, &target, &facts, &within);
@@ -302,12 +389,7 @@ impl Server {
                 if let Some(list) = value.get_mut("warnings").and_then(Value::as_array_mut) {
                     list.extend(found.warnings.into_iter().map(Value::from));
                 }
-                Ok(self.first_page(
-                    name,
-                    value,
-                    page::Narrow::default(),
-                    page::ListOf::Key("references"),
-                ))
+                Ok(self.first_page(name, value, page::Narrow::default(), page::ListOf::Cut))
             }
             "test_config" => {
                 let a: tools::TestConfig = args(name, arguments)?;
@@ -316,10 +398,11 @@ impl Server {
                     project_type: a.project_type,
                     low_confidence: a.low_confidence,
                     batch: None,
-                    progress: crate::report::OnPhase::default(),
+                    progress: self.control.on_phase(),
                     answer: crate::report::AnswerSize::Full,
                 };
-                answer_json(app::test_config::run(&config, &options))
+                let answer = answer_json(app::test_config::run(&config, &options))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "skeleton" => {
                 let a: tools::Skeleton = args(name, arguments)?;
@@ -346,10 +429,11 @@ impl Server {
                     shared_examples_threshold: a.shared_examples_threshold,
                     placeholders: a.placeholders.unwrap_or_default(),
                     batch: None,
-                    progress: crate::report::OnPhase::default(),
+                    progress: self.control.on_phase(),
                     answer: crate::report::AnswerSize::Full,
                 };
-                answer_json(app::skeleton::run(&config, &options))
+                let answer = answer_json(app::skeleton::run(&config, &options))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "outline" => {
                 let a: tools::Outline = args(name, arguments)?;
@@ -358,14 +442,16 @@ impl Server {
                     only: a.only,
                     view: a.view,
                 };
-                answer_json(app::outline::run(&config, &options))
+                let answer = answer_json(app::outline::run(&config, &options))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "strip_markers" => {
                 let a: tools::StripMarkers = args(name, arguments)?;
                 let options = app::strip_markers::Options {
                     spec: paths::confine(&root, &a.spec)?,
                 };
-                answer_json(app::strip_markers::run(&config, &options))
+                let answer = answer_json(app::strip_markers::run(&config, &options))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "validate" => {
                 let a: tools::Validate = args(name, arguments)?;
@@ -377,26 +463,19 @@ impl Server {
                     stdin: false,
                     strict: a.strict,
                 };
-                answer_json(app::validate::run(&config, &options))
+                let answer = answer_json(app::validate::run(&config, &options))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             "status" => {
                 let a: tools::Status = args(name, arguments)?;
-                if let Some(cursor) = &a.cursor {
-                    return self.continue_page(name, cursor, page::ListOf::Key("files"));
-                }
                 let options = app::status::Options {
                     paths: paths::confine_all(&root, &a.paths)?,
                     all_metadata: false,
-                    progress: crate::report::OnPhase::default(),
+                    progress: self.control.on_phase(),
                     answer: crate::report::AnswerSize::Full,
                 };
                 let answer = answer_json(app::status::run(&config, &options))?;
-                Ok(self.first_page(
-                    name,
-                    answer,
-                    page::Narrow::default(),
-                    page::ListOf::Key("files"),
-                ))
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
             }
             _ => Err(Error::Usage {
                 message: format!("no tool named {name:?}"),
@@ -412,32 +491,85 @@ impl Server {
         narrow: page::Narrow,
         list: page::ListOf,
     ) -> Value {
-        if !page::needs_paging(&answer, &narrow, 0, self.budget) {
+        let budget = self.call_budget;
+        if list == page::ListOf::Discover && !page::needs_paging(&answer, &narrow, 0, budget) {
             self.snapshots.remove(tool);
             return answer;
         }
+        let id = self.next_snapshot;
+        let pages = match list {
+            page::ListOf::Discover => Vec::new(),
+            page::ListOf::Cut => {
+                let mut pages = page::cut(&answer, budget);
+                if pages.len() == 1 {
+                    self.snapshots.remove(tool);
+                    return answer;
+                }
+                page::number(&mut pages, id);
+                pages
+            }
+        };
         let snapshot = page::Snapshot {
-            id: self.next_snapshot,
-            answer,
+            id,
+            answer: if list == page::ListOf::Discover {
+                answer
+            } else {
+                Value::Null
+            },
             narrow,
+            pages,
+            budget,
+            list,
         };
         self.next_snapshot += 1;
-        let first = page::page(&snapshot, list, 0, self.budget);
+        let first = page::page(&snapshot, list, 0);
         self.snapshots.insert(tool, snapshot);
         first
     }
 
-    fn continue_page(&self, tool: &str, cursor: &str, list: page::ListOf) -> Result<Value> {
+    fn continue_page(&self, tool: &str, cursor: &str) -> Result<Value> {
         let (id, offset) = page::parse_cursor(cursor)?;
         match self.snapshots.get(tool) {
-            Some(snapshot) if snapshot.id == id => Ok(page::page(snapshot, list, offset, self.budget)),
+            Some(snapshot) if snapshot.id == id => Ok(page::page(snapshot, snapshot.list, offset)),
             _ => Err(Error::Usage {
                 message: format!(
-                    "cursor {cursor:?} belongs to an answer this server no longer keeps (each tool keeps its last paged answer); call {tool} again without a cursor"
+                    "cursor {:?} belongs to an answer this server no longer keeps (each tool keeps its last paged answer); call {tool} again without a cursor",
+                    crate::report::clip(cursor, 80)
                 ),
             }),
         }
     }
+}
+
+/// Takes `cursor` and `max_bytes` out of a call's arguments.
+fn paging_args(arguments: &mut Value) -> Result<(Option<String>, Option<usize>)> {
+    let Some(map) = arguments.as_object_mut() else {
+        return Ok((None, None));
+    };
+    let cursor = match map.remove("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c),
+        Some(other) => {
+            return Err(Error::Usage {
+                message: format!("`cursor` is a string (a page.next_cursor), not {other}"),
+            })
+        }
+    };
+    let max_bytes = match map.remove("max_bytes") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(n) if n >= page::MIN_PAGE_BYTES as u64 => Some(n as usize),
+            _ => {
+                return Err(Error::Usage {
+                    message: format!(
+                        "`max_bytes` is a whole number of at least {}, not {v}",
+                        page::MIN_PAGE_BYTES
+                    ),
+                })
+            }
+        },
+    };
+    Ok((cursor, max_bytes))
 }
 
 /// The error answer of the command line; a usage error (bad arguments) says what the
@@ -445,6 +577,16 @@ impl Server {
 fn error_outcome(err: &Error, tool: Option<&str>) -> Outcome {
     let mut value = serde_json::from_str::<Value>(&Answer::from_error(err).render(Format::Json))
         .unwrap_or(Value::Null);
+    // The command's words name its flags (`--stage`, `rspec-scout analyze
+    // --from-metadata`); a client knows tools and arguments.
+    if let Some(map) = value.as_object_mut() {
+        for key in ["error", "details", "suggestion"] {
+            if let Some(Value::String(text)) = map.get_mut(key) {
+                // What a client sent comes back at most in part.
+                *text = crate::report::clip(&for_tools(text), ECHO_BYTES);
+            }
+        }
+    }
     if let (Error::Usage { .. }, Some(map)) = (err, value.as_object_mut()) {
         let schema = tool.and_then(|t| tools::all().into_iter().find(|x| x.name == t));
         if let Some(tool) = schema {
@@ -459,6 +601,40 @@ fn error_outcome(err: &Error, tool: Option<&str>) -> Outcome {
         text: serde_json::to_string(&value).unwrap_or_else(|_| "{}".to_string()),
         is_error: true,
     }
+}
+
+/// The most of an error's text an answer carries (a 1 MB path is not echoed whole).
+const ECHO_BYTES: usize = 1024;
+
+/// A command-line message in a tool's words: `rspec-scout test-config FILE` reads
+/// `test_config FILE`, `--from-metadata` reads `from_metadata`.
+fn for_tools(text: &str) -> String {
+    let text = text
+        .replace("rspec-scout test-config", "test_config")
+        .replace("rspec-scout strip-markers", "strip_markers")
+        .replace("rspec-scout ", "");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("--") {
+        let (before, flag) = rest.split_at(at);
+        out.push_str(before);
+        let name_len = flag[2..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+            .unwrap_or(flag.len() - 2);
+        let name = &flag[2..2 + name_len];
+        let starts_word = before
+            .chars()
+            .last()
+            .is_none_or(|c| c.is_whitespace() || c == '`' || c == '(');
+        if starts_word && name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.push_str(&name.trim_end_matches('-').replace('-', "_"));
+        } else {
+            out.push_str(&flag[..2 + name_len]);
+        }
+        rest = &flag[2 + name_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `discover takes: paths (array of string), all (boolean), ...; required: none`.
@@ -506,10 +682,69 @@ fn expected(tool: &Tool) -> String {
     )
 }
 
+/// Why `root` is not a Ruby project (no Gemfile, gemspec, Rakefile, `app/` or `lib/`), or
+/// `None` when it is one.
+fn not_a_ruby_project(root: &std::path::Path) -> Option<String> {
+    if root.parent().is_none() {
+        return Some("it is the filesystem's root".to_string());
+    }
+    let has = |name: &str| root.join(name).exists();
+    if [
+        "Gemfile",
+        "gems.rb",
+        "Rakefile",
+        ".ruby-version",
+        "app",
+        "lib",
+    ]
+    .iter()
+    .any(|n| has(n))
+    {
+        return None;
+    }
+    let gemspec = std::fs::read_dir(root).ok().is_some_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".gemspec"))
+    });
+    (!gemspec).then(|| "no Gemfile, gemspec, Rakefile, app/ or lib/ in it".to_string())
+}
+
+/// The command line's rules between arguments ([`app::arg_rules`]), on a call's arguments:
+/// what `rspec-scout` refuses, the tool refuses, naming the tool's arguments.
+fn check_rules(tool: &str, arguments: &Value) -> Result<()> {
+    let given = |name: &str| match arguments.get(name) {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(_) => true,
+    };
+    app::arg_rules::check(&tool.replace('_', "-"), given, |n| format!("`{n}`"))?;
+    for (key, allowed) in [
+        ("on_new_conflict", app::arg_rules::NEW_CONFLICT_ACTIONS),
+        ("on_hand_written", app::arg_rules::HAND_WRITTEN_ACTIONS),
+    ] {
+        if let Some(value) = arguments.get(key).and_then(Value::as_str) {
+            if !allowed.contains(&value) {
+                return Err(Error::Usage {
+                    message: format!(
+                        "{tool}: `{key}` takes {}, not {value:?}",
+                        allowed.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The arguments of `tool`, or a usage error quoting what the schema wants.
 fn args<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T> {
+    // `null` is an argument left out (JSON Schema clients send it for optional ones).
     let arguments = match arguments {
         Value::Null => Value::Object(serde_json::Map::new()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+        }
         other => other,
     };
     serde_json::from_value(arguments).map_err(|e| Error::Usage {

@@ -96,8 +96,13 @@ pub struct ReferencesAnswer {
     definitions: Vec<Definition>,
     references: Vec<Reference>,
     summary: Summary,
+    /// What the answer cannot see, said so no one reads "no references" as "unused".
+    not_followed: &'static str,
     warnings: Vec<String>,
 }
+
+/// The uses `references` does not see.
+const NOT_FOLLOWED: &str = "dynamic calls are not followed: `send`/`public_send`, `method_missing`, calls on a local assigned from elsewhere (`p = Payment.find(id); p.refund`), on a block parameter (`orders.each { |order| order.cancel! }`), through `delegate` or a reader that returns the object, and uses outside method bodies";
 
 #[derive(Debug, Serialize)]
 struct TargetOut {
@@ -249,6 +254,7 @@ pub fn find(
         definitions,
         references,
         summary,
+        not_followed: NOT_FOLLOWED,
         warnings,
     }
 }

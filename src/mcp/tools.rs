@@ -19,13 +19,51 @@ pub struct Tool {
     pub description: &'static str,
     /// JSON Schema of the arguments.
     pub input_schema: Value,
+    /// A title for people.
+    pub title: &'static str,
+    /// Reads only: never writes a file (`readOnlyHint`).
+    pub read_only: bool,
+    /// May replace what is in a file a person edits, a spec (`destructiveHint`); metadata
+    /// the tool itself keeps does not count.
+    pub destructive: bool,
+    /// Calling again with the same arguments changes nothing more (`idempotentHint`).
+    pub idempotent: bool,
+    /// JSON Schema of the answer (`outputSchema`): what every answer of the tool holds.
+    pub output_schema: Value,
 }
 
-/// Every tool, in the order of the pipeline.
+/// Every tool, in the order of the pipeline. Each takes `cursor` and `max_bytes`, the
+/// server's paging.
 pub fn all() -> Vec<Tool> {
+    let mut tools = tools();
+    for tool in &mut tools {
+        if let Some(props) = tool
+            .input_schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        {
+            props.insert(
+                "cursor".into(),
+                string("Continue a paged answer (its page.next_cursor); other arguments are then ignored"),
+            );
+            props.insert(
+                "max_bytes".into(),
+                json!({"type": "integer", "minimum": super::page::MIN_PAGE_BYTES, "description": "Largest page, in bytes of JSON (default 49152); a larger answer comes in pages"}),
+            );
+        }
+    }
+    tools
+}
+
+fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "discover",
+            title: "Plan what to test",
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("method_waves", "array"), ("files", "array"), ("summary", "object")]),
             description: "Plan what to test: changed Ruby methods (new/modified/unchanged), complexity zones, cross-class dependencies and test order in waves; writes discovery metadata (as `rspec-scout discover`). Large plans come in pages: narrow with wave/file, continue with cursor.",
             input_schema: object(
                 &[
@@ -40,50 +78,66 @@ pub fn all() -> Vec<Tool> {
                     ("timings", boolean("Add how long each phase took")),
                     ("wave", integer("Only the methods of this wave")),
                     ("file", string("Only the methods of this file, or of the files under this folder")),
-                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
                 ],
                 &[],
             ),
         },
         Tool {
             name: "analyze",
+            title: "Analyze methods",
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("results", "array")]),
             description: "Per-method characteristics (the conditions that decide its outcome), side effects, dependencies and behaviors of Ruby files; writes code-analyzer metadata (as `rspec-scout analyze`).",
             input_schema: object(
                 &[
                     ("files", strings("Source files to analyze")),
                     ("from_metadata", boolean("Analyze every source file that has discovery metadata")),
                     ("force", boolean("Re-analyze even when the cached analysis is still valid")),
-                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
                 ],
                 &[],
             ),
         },
         Tool {
             name: "symbols",
+            title: "List classes and methods",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("files", "array"), ("summary", "object")]),
             description: "Classes, modules and methods (kind, visibility, line ranges) of Ruby files or of the whole project, or the definition of one class or method by name (as `rspec-scout symbols`).",
             input_schema: object(
                 &[
                     ("paths", strings("Files or folders (default: every in-scope file of the project)")),
                     ("name", string("Only this class or module (`Billing::Invoice`) or method (`Payment#refund`, `Payment.for_period`)")),
-                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
                 ],
                 &[],
             ),
         },
         Tool {
             name: "references",
+            title: "Find where a class or method is used",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("references", "array"), ("summary", "object")]),
             description: "Where a class or module, or a method of one, is used in the project: the methods that reference the constant, call the method, or hold it in a variable named after the class.",
             input_schema: object(
                 &[
                     ("name", string("A class or module (`Payment`, `Billing::Invoice`) or a method (`Payment#refund`, `Payment.for_period`)")),
                     ("paths", strings("Only uses in these files or folders (default: the whole project)")),
-                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
                 ],
                 &["name"],
             ),
         },
         Tool {
             name: "test_config",
+            title: "Decide test levels",
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[]),
             description: "Decide the test level, isolation and confidence of every method of a metadata file and write it back (as `rspec-scout test-config`).",
             input_schema: object(
                 &[
@@ -96,6 +150,11 @@ pub fn all() -> Vec<Tool> {
         },
         Tool {
             name: "skeleton",
+            title: "Write the spec skeleton",
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            output_schema: answer(&[]),
             description: "Turn analyzed metadata into an RSpec skeleton (describe/context/it with markers) and create or patch the spec file, or return the structure with stdout (as `rspec-scout skeleton`).",
             input_schema: object(
                 &[
@@ -108,9 +167,9 @@ pub fn all() -> Vec<Tool> {
                     ("controllers_choice", one_of("Answer to a controller spec policy decision", ControllerLayout::NAMES)),
                     ("controllers_legacy", one_of("What to do with a legacy controller spec", LegacySpec::NAMES)),
                     ("test_framework", one_of("Write RSpec specs though the project tests with Minitest only (the answer to a test_framework decision)", TestFrameworkChoice::NAMES)),
-                    ("on_new_conflict", one_of("Default for new methods whose block already exists", &["ask", "overwrite", "skip"])),
+                    ("on_new_conflict", one_of("Default for new methods whose block already exists", crate::app::arg_rules::NEW_CONFLICT_ACTIONS)),
                     ("new_conflict", strings("Per-method answers, METHOD_ID=overwrite|skip|beside")),
-                    ("on_hand_written", one_of("Default for methods whose block was written by a person", &["ask", "beside", "overwrite", "skip"])),
+                    ("on_hand_written", one_of("Default for methods whose block was written by a person", crate::app::arg_rules::HAND_WRITTEN_ACTIONS)),
                     ("hand_written", strings("Per-method answers for hand-written blocks, METHOD_ID=beside|overwrite|skip")),
                     ("only", strings("Only these method ids")),
                     ("shared_examples_threshold", integer("Move examples repeated this many times into shared_examples")),
@@ -121,6 +180,11 @@ pub fn all() -> Vec<Tool> {
         },
         Tool {
             name: "outline",
+            title: "Outline a spec file",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[]),
             description: "The describe/context/it outline of an existing spec file, per method block (as `rspec-scout outline`).",
             input_schema: object(
                 &[
@@ -133,11 +197,21 @@ pub fn all() -> Vec<Tool> {
         },
         Tool {
             name: "strip_markers",
+            title: "Strip pipeline markers from a spec",
+            read_only: false,
+            destructive: true,
+            idempotent: true,
+            output_schema: answer(&[]),
             description: "Remove the `# rspec-testing:` marker lines from a finished spec file (as `rspec-scout strip-markers`).",
             input_schema: object(&[("spec", string("The spec file"))], &["spec"]),
         },
         Tool {
             name: "validate",
+            title: "Validate metadata for a stage",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[]),
             description: "Check metadata files for a pipeline stage with the pipeline validator's rules, or only that YAML files load (as `rspec-scout validate`).",
             input_schema: object(
                 &[
@@ -151,16 +225,47 @@ pub fn all() -> Vec<Tool> {
         },
         Tool {
             name: "status",
+            title: "Where each file stands in the pipeline",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("files", "array")]),
             description: "Where each source file stands in the pipeline: stage markers set, errors, warnings, next stage, analysis cache valid or stale (as `rspec-scout status`).",
             input_schema: object(
                 &[
                     ("paths", strings("Source files or folders (default: every metadata file of the project)")),
-                    ("cursor", string("Continue a paged answer (its page.next_cursor)")),
                 ],
                 &[],
             ),
         },
     ]
+}
+
+/// The schema every answer meets: an object with `status` (`success`, `partial`,
+/// `needs_decision`, `stop` or `error`, as on the command line), its `warnings`, the
+/// `page` a paged answer adds, and `keys` of the given JSON types when the call succeeds
+/// (an error answer has `error`, `details`, `suggestion`, `error_code`, `recoverable`).
+fn answer(keys: &[(&str, &str)]) -> Value {
+    let mut props = Map::new();
+    props.insert(
+        "status".into(),
+        json!({"type": "string", "description": "success, partial, needs_decision, stop or error"}),
+    );
+    props.insert("warnings".into(), json!({"type": "array"}));
+    props.insert(
+        "page".into(),
+        json!({"type": "object", "description": "where a paged answer stands; pass next_cursor back as cursor"}),
+    );
+    props.insert("error".into(), json!({"type": "string"}));
+    props.insert("error_code".into(), json!({"type": "string"}));
+    for (key, kind) in keys {
+        props.insert((*key).to_string(), json!({ "type": kind }));
+    }
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": ["status"],
+    })
 }
 
 fn object(properties: &[(&str, Value)], required: &[&str]) -> Value {
@@ -211,7 +316,6 @@ pub(crate) struct Discover {
     pub(crate) timings: bool,
     pub(crate) wave: Option<u64>,
     pub(crate) file: Option<String>,
-    pub(crate) cursor: Option<String>,
 }
 
 /// `analyze`.
@@ -221,7 +325,6 @@ pub(crate) struct Analyze {
     pub(crate) files: Vec<String>,
     pub(crate) from_metadata: bool,
     pub(crate) force: bool,
-    pub(crate) cursor: Option<String>,
 }
 
 /// `symbols`.
@@ -230,7 +333,6 @@ pub(crate) struct Analyze {
 pub(crate) struct Symbols {
     pub(crate) paths: Vec<String>,
     pub(crate) name: Option<String>,
-    pub(crate) cursor: Option<String>,
 }
 
 /// `references`.
@@ -240,8 +342,6 @@ pub(crate) struct References {
     pub(crate) name: String,
     #[serde(default)]
     pub(crate) paths: Vec<String>,
-    #[serde(default)]
-    pub(crate) cursor: Option<String>,
 }
 
 /// `test_config`.
@@ -327,7 +427,6 @@ pub(crate) struct Validate {
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct Status {
     pub(crate) paths: Vec<String>,
-    pub(crate) cursor: Option<String>,
 }
 
 #[cfg(test)]
@@ -378,9 +477,14 @@ mod tests {
                 .iter()
                 .map(|r| r.as_str().unwrap())
                 .collect();
-            // Every property at once, each with a value its schema allows.
-            let full: Map<String, Value> =
-                props.iter().map(|(k, v)| (k.clone(), example(v))).collect();
+            // Every property at once, each with a value its schema allows (`cursor` and
+            // `max_bytes` are the server's paging, taken out before the tool's own).
+            assert!(props.contains_key("cursor") && props.contains_key("max_bytes"));
+            let full: Map<String, Value> = props
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "cursor" | "max_bytes"))
+                .map(|(k, v)| (k.clone(), example(v)))
+                .collect();
             parses(tool.name, Value::Object(full.clone()))
                 .unwrap_or_else(|e| panic!("{}: {e}", tool.name));
             // The required ones alone suffice; leaving one out fails.

@@ -538,6 +538,19 @@ pub fn to_json(value: &Value) -> serde_json::Value {
     }
 }
 
+/// `text` cut to at most `max` bytes (at a character boundary), saying how much was left
+/// out: an answer never echoes a megabyte of input back.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes more)", &text[..end], text.len() - end)
+}
+
 /// `1 file`, `2 files`: counts in text output read as English.
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
