@@ -561,10 +561,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
         item.wave = *wave;
     }
     for cycle in &computed.cycles {
-        warnings.push(format!(
-            "Circular dependency detected: {}",
-            cycle.join(" ↔ ")
-        ));
+        warnings.push(cycle_warning(cycle));
     }
     // Files are numbered in path order (sorted above), so the file number orders by path
     // without comparing the paths' text.
@@ -713,8 +710,42 @@ fn plan_file(
     (file, items, warning)
 }
 
+/// The warning for one dependency cycle. A cycle of hundreds of classes (an app whose
+/// models all reach each other) names its first [`CYCLE_NAMED`] and counts the rest: a
+/// line no one reads whole would crowd out every other warning.
+fn cycle_warning(cycle: &[String]) -> String {
+    if cycle.len() <= CYCLE_NAMED + 2 {
+        return format!("Circular dependency detected: {}", cycle.join(" ↔ "));
+    }
+    format!(
+        "Circular dependency detected: {} ↔ … ({} classes in the cycle; `--debug` writes each file's dependencies)",
+        cycle.iter().take(CYCLE_NAMED).map(String::as_str).collect::<Vec<_>>().join(" ↔ "),
+        cycle.len()
+    )
+}
+
+/// The classes a cycle's warning names.
+const CYCLE_NAMED: usize = 10;
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_long_cycle_names_its_first_classes_and_counts_the_rest() {
+        let short: Vec<String> = ["Author", "Book"].map(String::from).to_vec();
+        assert_eq!(
+            super::cycle_warning(&short),
+            "Circular dependency detected: Author ↔ Book"
+        );
+        let long: Vec<String> = (0..400).map(|i| format!("M{i}")).collect();
+        let warning = super::cycle_warning(&long);
+        assert!(warning.starts_with("Circular dependency detected: M0 ↔ M1 ↔ "));
+        assert!(
+            warning.contains("M9 ↔ … (400 classes in the cycle;"),
+            "{warning}"
+        );
+        assert!(!warning.contains("M10 "), "{warning}");
+    }
     use super::*;
     use crate::index::extract;
 
