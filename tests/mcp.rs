@@ -1082,3 +1082,27 @@ fn the_readmes_registration_starts_a_working_server() {
     assert_eq!(symbols["files"][0]["path"], "app/models/payment.rb");
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_seen() {
+    let p = app();
+    let file = "app/models/refund_note.rb";
+    p.write(file, "class RefundNote\n  def text_a\n    1\n  end\nend\n");
+    let mut s = Session::initialized(&p);
+    let (_, before) = s.call("symbols", json!({"paths": [file]}));
+    assert_eq!(before["files"][0]["methods"][0]["name"], "text_a");
+    // Same size, and the mtime put back: only the content tells (git's racy-clean rule:
+    // a file changed within the clock's granularity of its last read is digested again).
+    let path = p.root().join(file);
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, "class RefundNote\n  def text_b\n    1\n  end\nend\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let (_, after) = s.call("symbols", json!({"paths": [file]}));
+    assert_eq!(after["files"][0]["methods"][0]["name"], "text_b", "{after}");
+    assert_eq!(s.close(), 0);
+}
