@@ -128,6 +128,14 @@ pub struct Long {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The pipeline's first stage: detects how the project is set up and writes
+    /// .claude/rspec-testing-config.yml, which every later stage reads (a value already in
+    /// the file is kept).
+    #[command(
+        after_help = "Example (a Rails app: the controllers policy is asked until given):\n  \
+        rspec-scout init --controllers-policy request --format text"
+    )]
+    Init(InitArgs),
     /// Changed Ruby files -> methods with method_mode, complexity zones, cross-class graph,
     /// dependency waves; writes one metadata file per source file and records the plan.
     #[command(after_help = "Example (plan every method of one file):\n  \
@@ -228,6 +236,23 @@ pub struct DiscoverArgs {
     pub common: Common,
     #[command(flatten)]
     pub long: Long,
+}
+
+/// `init` arguments.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// metadata_path: where every stage keeps its metadata, relative to the root (default:
+    /// .rspec-scout.yml's metadata_path, else tmp).
+    #[arg(long, value_name = "PATH")]
+    pub metadata_path: Option<String>,
+    /// rails.controllers.spec_policy of a Rails project (the answer to its question).
+    #[arg(long, value_enum)]
+    pub controllers_policy: Option<ControllerPolicy>,
+    /// Say what would be written; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub common: Common,
 }
 
 /// `symbols` arguments.

@@ -15,7 +15,7 @@ use crate::yaml::{self, Value};
 /// The file with this tool's own settings, at the root.
 pub const CONFIG_FILE: &str = ".rspec-scout.yml";
 /// The pipeline's config file, at the root.
-pub const PIPELINE_CONFIG_FILE: &str = ".claude/rspec-testing-config.yml";
+pub const PIPELINE_CONFIG_FILE: &str = crate::guard::PIPELINE_CONFIG;
 
 /// The `.rspec-scout.yml` file as written.
 #[derive(Debug, Clone, Default)]
@@ -245,7 +245,7 @@ fn side_effects(v: &Value) -> std::result::Result<Vec<SideEffectRule>, String> {
 /// Why a `metadata_path` cannot be used: every file this tool writes lives under it, so it
 /// must name a folder inside the project (relative, no `..`, not `.git`). A link inside
 /// the root that leads out is refused when a write is attempted (`crate::guard`).
-fn metadata_path_problem(path: &str) -> Option<String> {
+pub(crate) fn metadata_path_problem(path: &str) -> Option<String> {
     let p = Path::new(path);
     if p.is_absolute() {
         return Some(format!(

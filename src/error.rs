@@ -133,6 +133,19 @@ pub enum Error {
         /// Which rule refused it.
         code: Refusal,
     },
+    /// `init`: the project is not one the pipeline can set up (no Gemfile, Minitest only,
+    /// no RSpec, no spec folder).
+    #[error("{message}")]
+    ProjectSetup {
+        /// Which problem.
+        code: SetupProblem,
+        /// What is wrong.
+        message: String,
+        /// The files that told.
+        details: String,
+        /// What to do.
+        hint: String,
+    },
     /// A path from an MCP client that leaves the project root (`..`, an absolute path
     /// elsewhere, a symbolic link out).
     #[error("path outside the project root: {path}")]
@@ -165,6 +178,7 @@ impl Error {
             Error::WriteRefused { code, .. } => code.as_str(),
             Error::AnalysisStale { .. } => "ANALYSIS_STALE",
             Error::Unparsable { .. } => "SOURCE_UNPARSABLE",
+            Error::ProjectSetup { code, .. } => code.as_str(),
         }
     }
 
@@ -197,6 +211,7 @@ impl Error {
                 format!("the server reads and writes only under {}", root.display())
             }
             Error::WriteRefused { path, .. } => path.display().to_string(),
+            Error::ProjectSetup { details, .. } => details.clone(),
             Error::AnalysisStale { reason, .. } => reason.clone(),
             Error::Unparsable { errors, .. } => format!(
                 "{} syntax error{}; the methods and branches the parser recovered may be missing or wrong, so no plan is written from them",
@@ -252,6 +267,7 @@ impl Error {
             Error::OutsideRoot { .. } => {
                 "name a path inside the project, relative to its root".to_string()
             }
+            Error::ProjectSetup { hint, .. } => hint.clone(),
             Error::Unparsable { .. } => {
                 "fix the syntax error (`ruby -c FILE` shows it) and run again; the other files are analyzed".to_string()
             }
@@ -295,6 +311,31 @@ impl Refusal {
             Refusal::OutsideRoot => "WRITE_OUTSIDE_ROOT",
             Refusal::NotASpecFile => "NOT_A_SPEC_FILE",
             Refusal::NotAMetadataFile => "NOT_A_METADATA_FILE",
+        }
+    }
+}
+
+/// Why `init` cannot set a project up for the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupProblem {
+    /// `NO_GEMFILE`: no `Gemfile` at the root.
+    NoGemfile,
+    /// `MINITEST_ONLY`: the project tests with Minitest and has no sign of RSpec.
+    MinitestOnly,
+    /// `NO_RSPEC`: no rspec gem in the Gemfile or its lockfile.
+    NoRspec,
+    /// `NO_SPEC_DIRECTORY`: RSpec is in the Gemfile but the spec folder does not exist.
+    NoSpecDirectory,
+}
+
+impl SetupProblem {
+    /// The stable `error_code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetupProblem::NoGemfile => "NO_GEMFILE",
+            SetupProblem::MinitestOnly => "MINITEST_ONLY",
+            SetupProblem::NoRspec => "NO_RSPEC",
+            SetupProblem::NoSpecDirectory => "NO_SPEC_DIRECTORY",
         }
     }
 }

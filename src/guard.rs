@@ -87,6 +87,15 @@ pub fn file(root: &Path, path: &Path) -> Result<Target> {
     Ok(Target { path: real })
 }
 
+/// The pipeline's config file, relative to the project root: the one file `init` writes.
+pub const PIPELINE_CONFIG: &str = ".claude/rspec-testing-config.yml";
+
+/// Clears the pipeline's config file ([`PIPELINE_CONFIG`] under `root`) for writing:
+/// [`file`] on that one fixed path, so no argument or setting can name another file.
+pub fn pipeline_config(root: &Path) -> Result<Target> {
+    file(root, &root.join(PIPELINE_CONFIG))
+}
+
 /// Clears a metadata file: [`file`], and it must be a `.yml` file in a `rspec_metadata`
 /// folder (the pipeline's `{metadata_path}/rspec_metadata/{slug}.yml`).
 pub fn metadata_file(root: &Path, path: &Path) -> Result<Target> {

@@ -211,6 +211,7 @@ impl Opts {
             ),
             Command::Validate(a) => (&a.common, None, Long::default()),
             Command::Prune(a) => (&a.common, None, Long::default()),
+            Command::Init(a) => (&a.common, None, Long::default()),
             Command::Outline(a) => (&none, Some(&a.output), Long::default()),
             Command::StripMarkers(a) => (&none, Some(&a.output), Long::default()),
             // Served apart (serve_mcp), with its own options.
@@ -255,6 +256,15 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
     }
     let answer = opts.answer;
     match &cli.command {
+        Command::Init(a) => app::init::run(
+            &config,
+            &app::init::Options {
+                metadata_path: a.metadata_path.clone(),
+                controllers_policy: a.controllers_policy,
+                dry_run: a.dry_run,
+                now: None,
+            },
+        ),
         Command::Symbols(a) => app::symbols::run(&config, &a.paths),
         Command::Discover(a) => app::discover::run(
             &config,

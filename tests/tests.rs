@@ -17,6 +17,7 @@ mod answers;
 mod discover;
 mod example;
 mod hand_written;
+mod init;
 mod layouts;
 // Needs the server, which the `mcp` feature builds (`scripts/test` enables every feature).
 #[cfg(feature = "mcp")]

@@ -179,7 +179,7 @@ pub(crate) fn project_type(
     Ok((detected, Some(line)))
 }
 
-fn project_facts(root: &Path) -> ProjectFacts {
+pub(crate) fn project_facts(root: &Path) -> ProjectFacts {
     let mut gemspecs: Vec<String> = std::fs::read_dir(root)
         .map(|entries| {
             entries

@@ -9,6 +9,8 @@
 //! Does not: run Bundler, or look at anything but the project's root files and its two test
 //! folders' names.
 
+pub mod setup;
+
 use std::path::Path;
 
 /// The files at a project's root that tell how it is set up.
