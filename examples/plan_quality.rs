@@ -240,6 +240,7 @@ fn skeleton(
         class_name: class_name.to_string(),
         analysis: analysis.clone(),
         inputs: fields::AnalysisInputs::default(),
+        factories: None,
     }
     .data();
     let mut map = Mapping::new();

@@ -143,6 +143,11 @@ pub enum Command {
         A large plan is printed compact (summary, waves as files with counts) and written\n\
         whole to tmp/rspec_scout/discover.yml; page it with --wave N and --file PATH.")]
     Discover(DiscoverArgs),
+    /// The factories (FactoryBot, Fabrication) with their classes, parents, aliases and every
+    /// trait they can be built with: their own, their parents', global and enum traits.
+    #[command(after_help = "Example (the factories that build Payment):\n  \
+        rspec-scout factories --class Payment --format text")]
+    Factories(FactoriesArgs),
     /// Classes, modules and methods of Ruby files, with visibility, kind and line ranges.
     #[command(after_help = "Example:\n  rspec-scout symbols app/models/payment.rb")]
     Symbols(SymbolsArgs),
@@ -251,6 +256,16 @@ pub struct InitArgs {
     /// Say what would be written; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// `factories` arguments.
+#[derive(Debug, Args)]
+pub struct FactoriesArgs {
+    /// Only the factories that build this class, or are named so (repeatable).
+    #[arg(long, value_name = "CLASS")]
+    pub class: Vec<String>,
     #[command(flatten)]
     pub common: Common,
 }

@@ -300,6 +300,9 @@ pub struct Config {
     /// The spec folder (`directories.spec` of the pipeline config, default `spec`): spec
     /// files are written only under a folder of this name.
     pub spec_dir: String,
+    /// `directories.factories` of the pipeline config: where the factories are (default:
+    /// FactoryBot's and Fabrication's own paths).
+    pub factories_dir: Option<String>,
     /// Whether folders that are gems or engines count as roots of their own `app/` and
     /// `lib/` (the default scope; not when `include:` is set).
     pub detect_components: bool,
@@ -332,6 +335,7 @@ impl Config {
             rspec_helper: None,
             controllers_spec_policy: None,
             spec_dir: "spec".to_string(),
+            factories_dir: None,
             answer_limit: DEFAULT_ANSWER_LIMIT,
             detect_components: true,
             warnings: Vec::new(),
@@ -403,6 +407,9 @@ impl Config {
         {
             self.spec_dir = dir;
         }
+        self.factories_dir = text(value.get("directories").and_then(|d| d.get("factories")))
+            .map(|d| d.trim().trim_matches('/').to_string())
+            .filter(|d| !d.is_empty() && crate::config::metadata_path_problem(d).is_none());
     }
 
     fn apply_file(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {

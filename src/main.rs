@@ -212,6 +212,7 @@ impl Opts {
             Command::Validate(a) => (&a.common, None, Long::default()),
             Command::Prune(a) => (&a.common, None, Long::default()),
             Command::Init(a) => (&a.common, None, Long::default()),
+            Command::Factories(a) => (&a.common, None, Long::default()),
             Command::Outline(a) => (&none, Some(&a.output), Long::default()),
             Command::StripMarkers(a) => (&none, Some(&a.output), Long::default()),
             // Served apart (serve_mcp), with its own options.
@@ -263,6 +264,12 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
                 controllers_policy: a.controllers_policy,
                 dry_run: a.dry_run,
                 now: None,
+            },
+        ),
+        Command::Factories(a) => app::factories::run(
+            &config,
+            &app::factories::Options {
+                classes: a.class.clone(),
             },
         ),
         Command::Symbols(a) => app::symbols::run(&config, &a.paths),

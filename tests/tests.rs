@@ -16,6 +16,7 @@ mod analyze;
 mod answers;
 mod discover;
 mod example;
+mod factories;
 mod hand_written;
 mod init;
 mod layouts;

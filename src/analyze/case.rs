@@ -436,6 +436,7 @@ impl Walker<'_> {
         );
         if let Some(c) = self.chars.get_mut(index) {
             c.question = question;
+            c.attribute = super::setup::attribute(subject);
         }
         let mut arms_bodies = bodies;
         if with_other {

@@ -1015,7 +1015,8 @@ impl<'a> Walker<'a> {
             None => (None, None),
         };
         let (setup, source) = self.setup_and_source(cond);
-        self.push_char(
+        let attribute = setup::attribute(cond);
+        let index = self.push_char(
             spec.name,
             spec.description,
             spec.kind,
@@ -1029,7 +1030,11 @@ impl<'a> Walker<'a> {
             lines,
             threshold_value,
             threshold_operator,
-        )
+        );
+        if let Some(c) = self.chars.get_mut(index) {
+            c.attribute = attribute;
+        }
+        index
     }
 
     /// `setup` and `source` of a condition (`setup.rs`). A test controls another class's
@@ -1132,6 +1137,7 @@ impl<'a> Walker<'a> {
             threshold_operator,
             parent_value: at.parent.map(|(_, v)| v),
             question: String::new(),
+            attribute: None,
         });
         self.chars.len() - 1
     }

@@ -6,7 +6,8 @@
 //! lives in its own file (`guard.rs`, `branch.rs`, `case.rs`, `rescue.rs`, `loops.rs`,
 //! `inline.rs`, `controller.rs`); `condition.rs` types conditions, `outcome.rs` writes
 //! behavior texts, `side_effects.rs` finds side effects, `setup.rs` decides `setup` and
-//! `source`, `grammar.rs` keeps every text within the validator's rules.
+//! `source`, `grammar.rs` keeps every text within the validator's rules; `factories.rs`
+//! says which factory and trait set each characteristic up (`factories_detected`).
 //!
 //! Rules the contract marks \[J\] get one documented, deterministic answer; each use lowers
 //! the method's `confidence` and is named in its `notes`.
@@ -19,6 +20,7 @@ pub mod condition;
 pub mod controller;
 mod db_writes;
 mod embedded;
+pub mod factories;
 pub mod flow;
 pub mod grammar;
 mod guard;

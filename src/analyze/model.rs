@@ -86,6 +86,10 @@ pub struct Characteristic {
     /// equality tests of its subject below it are answered by its value. Empty when it
     /// cannot be asked twice (other enums, rescues).
     pub question: String,
+    /// The attribute of the setup class the condition reads (`completed?` in
+    /// `payment.completed?`, `status` in `case payment.status`), when it reads one
+    /// directly: what a factory trait would set. Not written to the metadata.
+    pub attribute: Option<String>,
 }
 
 /// A side effect of a method.

@@ -84,6 +84,60 @@ pub fn root(node: &Node) -> Node {
     }
 }
 
+/// Calls at the end of a condition that ask about the value before them
+/// (`payment.refunded_at.present?` reads `refunded_at`).
+const ASKS: &[&str] = &[
+    "present?",
+    "blank?",
+    "nil?",
+    "any?",
+    "empty?",
+    "none?",
+    "exists?",
+    "zero?",
+    "positive?",
+    "negative?",
+    "presence",
+    "!",
+    "to_s",
+    "to_sym",
+];
+
+/// The attribute a condition reads on its subject, when it reads one directly: `admin?`
+/// in `user.admin?` or `admin?`, `status` in `payment.status == "completed"` or `case
+/// payment.status`, `refunded_at` in `payment.refunded_at.present?`. `None` for anything
+/// deeper (`payment.user.admin?` is about the user, not the payment) or with arguments.
+pub fn attribute(cond: &Node) -> Option<String> {
+    let mut node = cond;
+    loop {
+        match node {
+            Node::Not(inner) => node = inner,
+            Node::Call(c)
+                if c.recv.is_some()
+                    && (matches!(
+                        c.name.as_str(),
+                        ">=" | ">" | "<=" | "<" | "==" | "!=" | "==="
+                    ) || (ASKS.contains(&c.name.as_str()) && c.args.is_empty())) =>
+            {
+                node = c.recv.as_ref()?;
+            }
+            _ => break,
+        }
+    }
+    let Node::Call(c) = node else { return None };
+    if !c.args.is_empty() || c.block.is_some() {
+        return None;
+    }
+    let direct = match &c.recv {
+        None => true,
+        Some(Node::Lvar(_) | Node::Ivar(_) | Node::SelfRef) => true,
+        // `payment.completed?` where `payment` is a method of the object (a reader).
+        Some(Node::Call(r)) => r.recv.is_none() && r.args.is_empty() && r.block.is_none(),
+        _ => false,
+    };
+    direct.then(|| c.name.clone())
+}
+
 /// Decides `setup` for a condition.
 pub fn setup(cond: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> (Setup, bool) {
     let mut s = Scan {

@@ -181,6 +181,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         max_file_size: config.max_file_size,
         digests: std::sync::Mutex::new(std::collections::HashMap::new()),
         routes: std::sync::Mutex::new(std::collections::HashMap::new()),
+        factories: std::sync::Mutex::new(std::collections::HashMap::new()),
     };
     let work: Vec<Work> = index::in_pool(config.threads, || {
         locations
@@ -634,6 +635,10 @@ struct Shared {
     classes: std::sync::Mutex<ClassFiles>,
     /// `max_file_size`.
     max_file_size: u64,
+    /// The factories of each project root, read once per run when a file needs them.
+    factories: std::sync::Mutex<
+        std::collections::HashMap<PathBuf, std::sync::Arc<crate::index::factories::FactoryIndex>>,
+    >,
 }
 
 type ClassFiles = std::collections::HashMap<
@@ -705,6 +710,23 @@ impl Shared {
             known.insert(root.to_path_buf(), loaded.clone());
         }
         loaded
+    }
+
+    /// The factories under `root`, read once per run (only when a file is analyzed, so a
+    /// run served from the cache reads none).
+    fn factories(
+        &self,
+        config: &Config,
+        root: &Path,
+    ) -> std::sync::Arc<crate::index::factories::FactoryIndex> {
+        // Held while the index is built: the other workers need the same one.
+        let Ok(mut known) = self.factories.lock() else {
+            return std::sync::Arc::new(crate::index::factories::FactoryIndex::default());
+        };
+        known
+            .entry(root.to_path_buf())
+            .or_insert_with(|| std::sync::Arc::new(super::factories::load(config, root, false)))
+            .clone()
     }
 
     /// `sha256:<hex>` of a project file, read once per run.
@@ -844,6 +866,8 @@ fn analyze_file(
         project: Some(&root_files),
     };
     let analysis = analyze::analyze(&request);
+    let factory_index = shared.factories(config, &loc.project_root);
+    let factories = analyze::factories::detect(&class_name, &analysis.methods, &factory_index);
     let mut reached: Vec<String> = analysis
         .methods
         .iter()
@@ -852,6 +876,13 @@ fn analyze_file(
     reached.sort();
     reached.dedup();
     warnings.extend(analysis.warnings.iter().cloned());
+    if let Some(f) = &factories {
+        warnings.extend(f.warnings.iter().map(|w| format!("factory_detector: {w}")));
+        // The factory files it read: the cached analysis is stale when one changes.
+        reached.extend(f.files.iter().cloned());
+        reached.sort();
+        reached.dedup();
+    }
     if analysis.methods.is_empty() {
         return Work::Skipped("None of the selected methods was found in the source".to_string());
     }
@@ -884,6 +915,7 @@ fn analyze_file(
                     })
                     .collect(),
             },
+            factories,
         }),
         warnings,
     )
@@ -935,6 +967,7 @@ fn cached_data(map: &Mapping) -> Mapping {
         "class_name",
         "behaviors",
         "methods",
+        "factories_detected",
     ] {
         if let Some(v) = map.get(key) {
             metadata::set(&mut data, key, v.clone());

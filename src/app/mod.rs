@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod arg_rules;
 pub mod discover;
+pub mod factories;
 pub mod init;
 pub mod outline;
 pub mod over_plan;

@@ -4,6 +4,7 @@
 mod absorb;
 pub mod body;
 mod dispatch;
+pub mod factories;
 mod facts;
 mod loc;
 pub(crate) use loc::count_byte;

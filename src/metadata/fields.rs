@@ -115,6 +115,8 @@ pub struct Analysis {
     pub analysis: crate::analyze::FileAnalysis,
     /// What else the analysis was made from (the cache's key besides the source).
     pub inputs: AnalysisInputs,
+    /// `factories_detected` (`None`: the project has no factories).
+    pub factories: Option<crate::analyze::factories::Detected>,
 }
 
 /// What an analysis was made from besides its source file: the build's analysis code, the
@@ -309,6 +311,9 @@ impl Analysis {
                     .collect(),
             ),
         );
+        if let Some(f) = &self.factories {
+            set(&mut map, "factories_detected", factories_value(f));
+        }
         map
     }
 
@@ -329,6 +334,68 @@ impl Analysis {
             set(auto, "code_analyzer_version", Value::String(version()));
         });
     }
+}
+
+/// `factories_detected`: the factory of each class the file's tests set up, and the trait
+/// (or the warning) for each characteristic value a trait would set up.
+fn factories_value(f: &crate::analyze::factories::Detected) -> Value {
+    let text = |s: &str| Value::String(s.to_string());
+    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
+    let mut map = Mapping::new();
+    set(&mut map, "library", f.library.map_or(Value::Null, text));
+    let classes = f
+        .classes
+        .iter()
+        .map(|c| {
+            let mut m = Mapping::new();
+            set(&mut m, "class", text(&c.class));
+            set(&mut m, "factory", opt(&c.factory));
+            if c.factory.is_some() {
+                set(&mut m, "file", opt(&c.file));
+                set(&mut m, "line", c.line.map_or(Value::Null, Value::from));
+                set(
+                    &mut m,
+                    "traits",
+                    Value::Sequence(c.traits.iter().map(|t| text(t)).collect()),
+                );
+                if !c.other_factories.is_empty() {
+                    set(
+                        &mut m,
+                        "other_factories",
+                        Value::Sequence(c.other_factories.iter().map(|t| text(t)).collect()),
+                    );
+                }
+            }
+            Value::Mapping(m)
+        })
+        .collect();
+    set(&mut map, "factories", Value::Sequence(classes));
+    let values = f
+        .values
+        .iter()
+        .map(|v| {
+            let mut m = Mapping::new();
+            set(&mut m, "method", text(&v.method));
+            set(&mut m, "characteristic", text(&v.characteristic));
+            set(&mut m, "value", v.value.clone());
+            set(&mut m, "class", text(&v.class));
+            set(&mut m, "attribute", text(&v.attribute));
+            set(&mut m, "factory", text(&v.factory));
+            set(&mut m, "trait", opt(&v.trait_name));
+            set(&mut m, "status", text(v.status));
+            if let Some(s) = &v.suggested_trait {
+                set(&mut m, "suggested_trait", text(s));
+            }
+            Value::Mapping(m)
+        })
+        .collect();
+    set(&mut map, "traits", Value::Sequence(values));
+    set(
+        &mut map,
+        "warnings",
+        Value::Sequence(f.warnings.iter().map(|w| text(w)).collect()),
+    );
+    Value::Mapping(map)
 }
 
 fn behavior_value(b: &crate::analyze::Behavior) -> Value {

@@ -83,7 +83,7 @@ impl SetupFiles {
                 .filter(|f| root.join(f).is_file())
                 .collect(),
             present,
-            helpers: read_helpers(root, spec_dir),
+            helpers: read_helpers(root, spec_dir, true),
             spec_dir: spec_dir.to_string(),
         }
     }
@@ -114,8 +114,10 @@ impl SetupFiles {
     }
 }
 
-/// The spec folder's `*_helper.rb` files and its `support/` Ruby files, sorted, bounded.
-fn read_helpers(root: &Path, spec_dir: &str) -> Vec<(String, String)> {
+/// The spec folder's `*_helper.rb` files and (with `support`) its `support/` Ruby files
+/// (path and text),
+/// sorted, at most [`HELPER_LIMIT`].
+pub fn read_helpers(root: &Path, spec_dir: &str, support: bool) -> Vec<(String, String)> {
     let mut found: Vec<String> = Vec::new();
     let spec = root.join(spec_dir);
     if let Ok(entries) = std::fs::read_dir(&spec) {
@@ -126,7 +128,11 @@ fn read_helpers(root: &Path, spec_dir: &str) -> Vec<(String, String)> {
             }
         }
     }
-    let mut stack = vec![format!("{spec_dir}/support")];
+    let mut stack = if support {
+        vec![format!("{spec_dir}/support")]
+    } else {
+        Vec::new()
+    };
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
