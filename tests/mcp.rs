@@ -238,10 +238,12 @@ fn the_handshake_and_the_tool_list() {
     assert_eq!(
         names,
         [
+            "init",
             "discover",
             "analyze",
             "symbols",
             "references",
+            "factories",
             "test_config",
             "skeleton",
             "outline",
@@ -257,7 +259,7 @@ fn the_handshake_and_the_tool_list() {
         assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{tool}");
     }
     assert_eq!(
-        tools[3]["inputSchema"],
+        tools[4]["inputSchema"],
         json!({
             "type": "object",
             "properties": {
@@ -403,6 +405,37 @@ fn every_tool_answers_what_the_command_line_answers() {
     assert!(!err, "{stripped}");
     assert!(!p.read(spec).contains("# rspec-testing:"));
 
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn init_and_factories_answer_what_the_command_line_answers() {
+    let p = Project::new();
+    p.copy_fixture("factories_app");
+    let mut s = Session::initialized(&p);
+
+    let (err, factories) = s.call("factories", json!({}));
+    assert!(!err, "{factories}");
+    assert_eq!(factories, cli(&p, &["factories"], 0));
+    assert_eq!(factories["summary"]["factories"], 7);
+    let (err, payments) = s.call("factories", json!({"classes": ["Payment"]}));
+    assert!(!err);
+    assert_eq!(payments, cli(&p, &["factories", "--class", "Payment"], 0));
+
+    // A Rails app is asked its controllers policy first; nothing is written until then.
+    let (err, asked) = s.call("init", json!({}));
+    assert!(!err, "{asked}");
+    assert_eq!(asked["status"], "needs_decision", "{asked}");
+    assert!(!p.exists(".claude/rspec-testing-config.yml"));
+    let (err, written) = s.call("init", json!({"controllers_policy": "request"}));
+    assert!(!err, "{written}");
+    assert_eq!(written["status"], "success", "{written}");
+    let config = p.read(".claude/rspec-testing-config.yml");
+    assert!(config.contains("gem: factory_bot"), "{config}");
+    assert!(config.contains("spec_policy: request"), "{config}");
+    // The CLI finds the file as the tool left it: nothing more to add.
+    let again = cli(&p, &["init"], 0);
+    assert_eq!(again["added"], json!([]), "{again}");
     assert_eq!(s.close(), 0);
 }
 
@@ -980,11 +1013,19 @@ fn tools_say_what_they_touch_and_what_they_answer() {
     let hint = |name: &str, key: &str| {
         tools.iter().find(|t| t["name"] == name).unwrap()["annotations"][key].clone()
     };
-    for name in ["symbols", "references", "outline", "status", "validate"] {
+    for name in [
+        "symbols",
+        "references",
+        "factories",
+        "outline",
+        "status",
+        "validate",
+    ] {
         assert_eq!(hint(name, "readOnlyHint"), true, "{name}");
         assert_eq!(hint(name, "destructiveHint"), false, "{name}");
     }
     for name in [
+        "init",
         "discover",
         "analyze",
         "test_config",

@@ -306,6 +306,25 @@ impl Server {
         self.warm.refresh();
         let root = self.root.clone();
         match name {
+            "init" => {
+                let a: tools::Init = args(name, arguments)?;
+                let options = app::init::Options {
+                    metadata_path: a.metadata_path,
+                    controllers_policy: a.controllers_policy,
+                    dry_run: a.dry_run,
+                    now: None,
+                };
+                let answer = answer_json(app::init::run(&config, &options))?;
+                // The next call reads the config it wrote (metadata_path, the policy).
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
+            }
+            "factories" => {
+                let a: tools::Factories = args(name, arguments)?;
+                let index = app::factories::load(&config, &root, true);
+                let options = app::factories::Options { classes: a.classes };
+                let answer = answer_json(Ok(app::factories::answer(&index, &options)))?;
+                Ok(self.first_page(name, answer, page::Narrow::default(), page::ListOf::Cut))
+            }
             "discover" => {
                 let a: tools::Discover = args(name, arguments)?;
                 let narrow = page::Narrow {

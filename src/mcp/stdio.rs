@@ -33,7 +33,7 @@ use super::{Control, Server};
 use crate::error::{Error, Result};
 
 /// How the server introduces itself to the agent.
-const INSTRUCTIONS: &str = "rspec-scout plans RSpec tests for this Ruby/Rails project. Start with `discover` (what changed and in which order to test it), then `analyze` the selected files, `test_config`, `skeleton`; `symbols` and `references` answer where classes and methods are defined and used. Paths are relative to the project root. Large answers come in pages: pass `page.next_cursor` back as `cursor`.";
+const INSTRUCTIONS: &str = "rspec-scout plans RSpec tests for this Ruby/Rails project. `init` writes the pipeline's config once. Then `discover` (what changed and in which order to test it), `analyze` the selected files, `test_config`, `skeleton`; `symbols` and `references` answer where classes and methods are defined and used, `factories` which factory and traits build a class. Paths are relative to the project root. Large answers come in pages: pass `page.next_cursor` back as `cursor`.";
 
 /// Progress notifications of one call come at most this often (a phase's start always
 /// comes): a parse of 10k files would otherwise send 10k messages.

@@ -58,6 +58,23 @@ pub fn all() -> Vec<Tool> {
 fn tools() -> Vec<Tool> {
     vec![
         Tool {
+            name: "init",
+            title: "Write the pipeline's config",
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("config_file", "string"), ("config", "object"), ("differences", "array")]),
+            description: "The pipeline's first stage: detects the project's Ruby and RSpec versions, type, linter, factory gem, helper and folders and writes .claude/rspec-testing-config.yml, which every stage reads; a value already in the file is kept and a difference is listed (as `rspec-scout init`).",
+            input_schema: object(
+                &[
+                    ("metadata_path", string("metadata_path: where every stage keeps its metadata, relative to the root (default tmp)")),
+                    ("controllers_policy", one_of("rails.controllers.spec_policy of a Rails project (the answer to its question)", ControllerPolicy::NAMES)),
+                    ("dry_run", boolean("Say what would be written; write nothing")),
+                ],
+                &[],
+            ),
+        },
+        Tool {
             name: "discover",
             title: "Plan what to test",
             read_only: false,
@@ -129,6 +146,19 @@ fn tools() -> Vec<Tool> {
                     ("paths", strings("Only uses in these files or folders (default: the whole project)")),
                 ],
                 &["name"],
+            ),
+        },
+        Tool {
+            name: "factories",
+            title: "List factories and traits",
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            output_schema: answer(&[("factories", "array"), ("summary", "object"), ("files", "array")]),
+            description: "The project's FactoryBot and Fabrication factories: the class each builds, parent, aliases, associations and every trait it can be built with (its own, its parents', enum and global traits), to set a spec up with `create(:payment, :completed)` (as `rspec-scout factories`).",
+            input_schema: object(
+                &[("classes", strings("Only the factories that build these classes (`Spree::Order`) or are named so (`order`)"))],
+                &[],
             ),
         },
         Tool {
@@ -335,6 +365,22 @@ pub(crate) struct Symbols {
     pub(crate) name: Option<String>,
 }
 
+/// `init`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Init {
+    pub(crate) metadata_path: Option<String>,
+    pub(crate) controllers_policy: Option<ControllerPolicy>,
+    pub(crate) dry_run: bool,
+}
+
+/// `factories`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct Factories {
+    pub(crate) classes: Vec<String>,
+}
+
 /// `references`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -449,6 +495,8 @@ mod tests {
 
     fn parses(tool: &str, args: Value) -> Result<(), String> {
         let r = match tool {
+            "init" => serde_json::from_value::<Init>(args).map(drop),
+            "factories" => serde_json::from_value::<Factories>(args).map(drop),
             "discover" => serde_json::from_value::<Discover>(args).map(drop),
             "analyze" => serde_json::from_value::<Analyze>(args).map(drop),
             "symbols" => serde_json::from_value::<Symbols>(args).map(drop),
@@ -467,7 +515,7 @@ mod tests {
     #[test]
     fn every_schema_property_is_an_argument_and_required_ones_are_required() {
         let tools = all();
-        assert_eq!(tools.len(), 10);
+        assert_eq!(tools.len(), 12);
         for tool in &tools {
             let schema = &tool.input_schema;
             let props = schema["properties"].as_object().unwrap();
