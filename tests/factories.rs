@@ -185,3 +185,46 @@ fn factory_bot_itself_registers_what_the_index_lists() {
         "{stdout}"
     );
 }
+
+/// A spec for a person (`--placeholders pending`) names, in each context's setup TODO, the
+/// factory and trait `factories_detected` found; the pipeline's skeleton keeps the
+/// contract's `{SETUP_CODE}`.
+#[test]
+fn a_persons_skeleton_names_the_factory_and_trait_of_each_context() {
+    let p = app();
+    let file = "app/services/refund_processor.rb";
+    p.run(&["analyze", file]).expect_code(0);
+    let metadata = "tmp/rspec_metadata/app_services_refund_processor.yml";
+    let pending = p
+        .run(&[
+            "skeleton",
+            metadata,
+            "--stdout",
+            "--placeholders",
+            "pending",
+        ])
+        .expect_code(0)
+        .stdout;
+    let setups: Vec<&str> = pending
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("context ") || l.starts_with("# TODO: setup for this context"))
+        .collect();
+    insta::assert_snapshot!(setups.join("\n"));
+    let contract = p
+        .run(&["skeleton", metadata, "--stdout"])
+        .expect_code(0)
+        .stdout;
+    assert!(contract.contains("{SETUP_CODE}"));
+    assert!(!contract.contains("factory :"), "{contract}");
+    // The spec a person gets still parses and runs green (pending examples).
+    if let Some(ruby) = ruby() {
+        let spec = p.write("spec/services/refund_processor_spec.rb", &pending);
+        let out = Command::new(ruby).arg("-c").arg(&spec).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

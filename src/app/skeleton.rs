@@ -334,7 +334,9 @@ fn structure(
         path: path.to_path_buf(),
         reason,
     };
-    let mut text = spec::generate_with(map, mode, threshold, only, requests).map_err(invalid)?;
+    let pending = options.placeholders == Placeholders::Pending;
+    let mut text =
+        spec::generate_with(map, mode, threshold, only, requests, pending).map_err(invalid)?;
     if options.placeholders == Placeholders::Pending {
         text = spec::placeholders::pending_text(&text);
     }
@@ -720,7 +722,8 @@ impl Write<'_> {
 
         let meta = spec::model::read(self.map)
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
-        let mut sources = spec::source_blocks(&meta, self.threshold, requests.as_ref())
+        let pending = options.placeholders == Placeholders::Pending;
+        let mut sources = spec::source_blocks(&meta, self.threshold, requests.as_ref(), pending)
             .map_err(|m| self.invalid(format!("cannot_generate_blocks: {m}")))?;
         if options.placeholders == Placeholders::Pending {
             for source in &mut sources {

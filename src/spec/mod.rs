@@ -47,17 +47,20 @@ pub fn generate(
     threshold: usize,
     only: &[String],
 ) -> Result<String, String> {
-    generate_with(map, mode, threshold, only, None)
+    generate_with(map, mode, threshold, only, None, false)
 }
 
 /// [`generate`], with the methods of a Rails controller exercised by requests from the
-/// app's routes when `requests` is given (see [`request`]).
+/// app's routes when `requests` is given (see [`request`]), and with each context's setup
+/// line naming its factory and trait when `name_setups` (a person's spec; see
+/// [`tree::name_setups`]).
 pub fn generate_with(
     map: &Mapping,
     mode: Mode,
     threshold: usize,
     only: &[String],
     requests: Option<&Requests>,
+    name_setups: bool,
 ) -> Result<String, String> {
     if !map.get("class_name").is_some_and(ruby::truthy) {
         return Err("Missing class_name in metadata".to_string());
@@ -76,6 +79,9 @@ pub fn generate_with(
     let mut trees = tree::build(&meta)
         .map_err(|e| format!("Invalid metadata for structure generation: {e}"))?;
     with_requests(&mut trees, &meta.class_name, requests);
+    if name_setups {
+        tree::name_setups(&mut trees);
+    }
     let selected = select(trees, only)?;
     render::render(&meta.class_name, &selected, mode, threshold)
         .map_err(|e| format!("Cannot generate structure: {e}"))
@@ -106,15 +112,20 @@ pub fn select(
         .collect())
 }
 
-/// The generated `describe` block of every method (metadata order), for patching a spec.
-/// Errors are the generator's reasons without a prefix.
+/// The generated `describe` block of every method (metadata order), for patching a spec
+/// (`name_setups` as in [`generate_with`]). Errors are the generator's reasons without a
+/// prefix.
 pub fn source_blocks(
     meta: &model::Metadata,
     threshold: usize,
     requests: Option<&Requests>,
+    name_setups: bool,
 ) -> Result<Vec<patch::SourceBlock>, String> {
     let mut trees = tree::build(meta)?;
     with_requests(&mut trees, &meta.class_name, requests);
+    if name_setups {
+        tree::name_setups(&mut trees);
+    }
     trees
         .iter()
         .map(|t| {

@@ -24,6 +24,24 @@ pub struct Metadata {
     pub source_file: String,
     /// `spec_path` as text (empty when missing).
     pub spec_path: String,
+    /// How a spec sets each characteristic value up with factories, from
+    /// `factories_detected.traits[]` (`analyze` writes it); empty without factories. Only
+    /// advice for a person's TODO comment: an entry that does not read is left out.
+    pub setup_hints: Vec<SetupHint>,
+}
+
+/// One `factories_detected.traits[]` entry: the factory (and trait) that builds the setup
+/// of a characteristic value.
+#[derive(Debug, Clone)]
+pub struct SetupHint {
+    /// `#name` or `.name`.
+    pub method: String,
+    /// The characteristic's name.
+    pub characteristic: String,
+    /// The value.
+    pub value: Value,
+    /// What to build it with, in words (`factory :payment, trait :completed`).
+    pub text: String,
 }
 
 /// One `methods[]` entry.
@@ -160,6 +178,52 @@ pub fn read(map: &Mapping) -> Result<Metadata, String> {
         behaviors,
         source_file: text("source_file"),
         spec_path: text("spec_path"),
+        setup_hints: read_setup_hints(map.get("factories_detected")),
+    })
+}
+
+/// `factories_detected.traits[]` as hints; anything that does not read (a hand edit, an
+/// older file) is skipped: the skeleton is the same without it.
+fn read_setup_hints(value: Option<&Value>) -> Vec<SetupHint> {
+    let Some(Value::Sequence(items)) = value.and_then(|d| d.get("traits")) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let text = |key: &str| item.get(key).and_then(Value::as_str);
+            Some(SetupHint {
+                method: text("method")?.to_string(),
+                characteristic: text("characteristic")?.to_string(),
+                value: item.get("value")?.clone(),
+                text: hint_text(item)?,
+            })
+        })
+        .collect()
+}
+
+/// `factory :payment, trait :completed`; `factory :subscription, no trait yet: add trait
+/// :trial` for a missing one. `None` for a name that is not a plain Ruby symbol (a hand
+/// edit): the text goes into a Ruby comment.
+fn hint_text(item: &Value) -> Option<String> {
+    let symbol = |key: &str| {
+        let name = item.get(key)?.as_str()?;
+        let plain = !name.is_empty()
+            && name.len() <= 80
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        plain.then(|| format!(":{name}"))
+    };
+    let factory = symbol("factory")?;
+    Some(match item.get("status")?.as_str()? {
+        "trait" => format!("factory {factory}, trait {}", symbol("trait")?),
+        "factory" => format!("factory {factory}"),
+        "default" => format!("factory {factory}, its defaults"),
+        "missing" => match symbol("suggested_trait") {
+            Some(t) => format!("factory {factory}, no trait yet: add trait {t}"),
+            None => format!("factory {factory}, no trait yet"),
+        },
+        _ => return None,
     })
 }
 
@@ -318,5 +382,48 @@ mod tests {
         let values = &m.methods[0].characteristics[0].values;
         assert!(!values[0].terminal);
         assert!(values[1].terminal);
+    }
+
+    #[test]
+    fn factories_detected_gives_one_hint_per_value_and_skips_what_does_not_read() {
+        let m = read_yaml(
+            "factories_detected:\n  traits:\n    - {method: '#call', characteristic: payment_status, value: completed, factory: payment, trait: completed, status: trait}\n    - {method: '#call', characteristic: payment_refunded_at, value: present, factory: refunded_payment, trait: null, status: factory}\n    - {method: '#call', characteristic: user_admin, value: false, factory: user, trait: null, status: default}\n    - {method: '#renewal_price', characteristic: subscription_trial, value: true, factory: subscription, trait: null, status: missing, suggested_trait: trial}\n    - {method: '#call', characteristic: x, value: 1, factory: \"user) }\\nsystem('x')\", status: default}\n    - {method: '#call', characteristic: y, value: 1, factory: user, status: unknown}\n    - {method: '#call', value: 1, factory: user, status: default}\n    - 3\n",
+        )
+        .unwrap();
+        let hints: Vec<(&str, &str, &str)> = m
+            .setup_hints
+            .iter()
+            .map(|h| {
+                (
+                    h.method.as_str(),
+                    h.characteristic.as_str(),
+                    h.text.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            hints,
+            [
+                (
+                    "#call",
+                    "payment_status",
+                    "factory :payment, trait :completed"
+                ),
+                ("#call", "payment_refunded_at", "factory :refunded_payment"),
+                ("#call", "user_admin", "factory :user, its defaults"),
+                (
+                    "#renewal_price",
+                    "subscription_trial",
+                    "factory :subscription, no trait yet: add trait :trial"
+                ),
+            ]
+        );
+        assert_eq!(m.setup_hints[2].value, Value::Bool(false));
+        // No factories_detected, or one of another shape: no hints, and no error.
+        assert!(read_yaml("class_name: A\n").unwrap().setup_hints.is_empty());
+        assert!(read_yaml("factories_detected: [1]\n")
+            .unwrap()
+            .setup_hints
+            .is_empty());
     }
 }

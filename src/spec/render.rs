@@ -259,7 +259,10 @@ fn context_lines(context: &Context, level: usize, plan: &Plan, lines: &mut Vec<S
     if let Some(let_line) = &context.let_line {
         lines.push(format!("{i}  {let_line}"));
     }
-    lines.push(format!("{i}  {SETUP_CODE}"));
+    lines.push(format!(
+        "{i}  {}",
+        context.setup_line.as_deref().unwrap_or(SETUP_CODE)
+    ));
     lines.push(String::new());
     for example in &context.examples {
         example_lines(example, level + 1, plan, lines);

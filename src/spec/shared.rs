@@ -95,6 +95,8 @@ mod tests {
             examples,
             children,
             skipped: false,
+            setup_hint: None,
+            setup_line: None,
         };
         MethodTree {
             trigger: None,

@@ -7,7 +7,7 @@ use crate::yaml::Value;
 use super::behaviors::BehaviorBank;
 use super::lets::let_line;
 use super::markers;
-use super::model::{Characteristic, Metadata, MethodInput};
+use super::model::{Characteristic, Metadata, MethodInput, SetupHint};
 use super::order::order_values;
 use super::text::context_text_in;
 use super::words::context_word;
@@ -71,6 +71,29 @@ pub struct Context {
     pub children: Vec<Context>,
     /// The leaf's behavior is disabled: the context is rendered as a `# SKIPPED` comment.
     pub skipped: bool,
+    /// What builds this context's setup with factories (`factory :payment, trait
+    /// :completed`), from `factories_detected`.
+    pub setup_hint: Option<String>,
+    /// The line written where `{SETUP_CODE}` goes (`None`: the placeholder). Set only for a
+    /// person's spec ([`name_setups`]); the pipeline's skeleton keeps the contract's layout.
+    pub setup_line: Option<String>,
+}
+
+/// For a spec a person reads (`--placeholders pending`): each context's setup line is a
+/// TODO that names the factory and trait that build it, where `factories_detected` knows
+/// one; the others keep the placeholder (made a plain TODO later).
+pub fn name_setups(trees: &mut [MethodTree]) {
+    fn walk(contexts: &mut [Context]) {
+        for c in contexts {
+            if let Some(hint) = &c.setup_hint {
+                c.setup_line = Some(format!("# TODO: setup for this context ({hint})"));
+            }
+            walk(&mut c.children);
+        }
+    }
+    for t in trees {
+        walk(&mut t.contexts);
+    }
 }
 
 /// The tree of one method.
@@ -133,10 +156,17 @@ fn build_method(
             });
         }
     }
+    let descriptor = m.descriptor();
+    let hints: Vec<&SetupHint> = meta
+        .setup_hints
+        .iter()
+        .filter(|h| h.method == descriptor)
+        .collect();
     let builder = Builder {
         chars: &m.characteristics,
         bank,
         side_effects: &side_effects,
+        hints: &hints,
     };
     let contexts = builder.contexts(1, None, &[])?;
     let no_characteristics = m.characteristics.is_empty();
@@ -199,6 +229,8 @@ struct Builder<'a> {
     chars: &'a [Characteristic],
     bank: &'a BehaviorBank,
     side_effects: &'a [SideEffect],
+    /// The method's `factories_detected` entries.
+    hints: &'a [&'a SetupHint],
 }
 
 impl Builder<'_> {
@@ -246,6 +278,12 @@ impl Builder<'_> {
                     examples: Vec::new(),
                     children: Vec::new(),
                     skipped: false,
+                    setup_hint: self
+                        .hints
+                        .iter()
+                        .find(|h| h.characteristic == c.name_s() && ruby::eq(&h.value, &v.value))
+                        .map(|h| h.text.clone()),
+                    setup_line: None,
                 };
                 if v.terminal {
                     match self.bank.leaf(&v.behavior_id)? {
