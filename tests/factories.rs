@@ -228,3 +228,39 @@ fn a_persons_skeleton_names_the_factory_and_trait_of_each_context() {
         );
     }
 }
+
+/// `FactoryBot.automatically_define_enum_traits = false` (in a factory file or a spec
+/// helper) leaves only the enum traits asked for with `traits_for_enum`.
+#[test]
+fn automatic_enum_traits_turned_off_leave_only_traits_for_enum() {
+    let enum_traits = |answer: &serde_yaml::Value, factory: &str| -> Vec<String> {
+        let f = answer["factories"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == factory)
+            .unwrap();
+        match f["enum_traits"].as_mapping() {
+            None => Vec::new(),
+            Some(m) => m.keys().map(|k| k.as_str().unwrap().to_string()).collect(),
+        }
+    };
+    for place in ["spec/factories/payments.rb", "spec/rails_helper.rb"] {
+        let p = app();
+        let before = p.run(&["factories"]).expect_code(0).yaml();
+        assert_eq!(enum_traits(&before, "payment"), ["channel", "status"]);
+        let text = p.read(place);
+        p.write(
+            place,
+            format!("FactoryBot.automatically_define_enum_traits = false\n{text}"),
+        );
+        let after = p.run(&["factories"]).expect_code(0).yaml();
+        assert!(enum_traits(&after, "payment").is_empty(), "{place}");
+        // Asked for by name, they stay.
+        assert_eq!(
+            enum_traits(&after, "subscription"),
+            ["interval", "plan"],
+            "{place}"
+        );
+    }
+}

@@ -58,12 +58,10 @@ pub fn load(config: &Config, root: &Path, parallel: bool) -> FactoryIndex {
     } else {
         files.iter().map(read).collect()
     };
-    let off = "automatically_define_enum_traits = false";
+    let off = factories::ENUM_TRAITS_OFF;
     let automatic = !helpers.iter().any(|(_, t)| t.contains(off))
         && !parsed.is_empty()
-        && !files
-            .iter()
-            .any(|rel| std::fs::read_to_string(root.join(rel)).is_ok_and(|t| t.contains(off)));
+        && !parsed.iter().any(|f| f.disables_enum_traits);
     let component_dirs = component_dirs(root);
     let enums = |class: &str| model_enums(root, &component_dirs, class);
     FactoryIndex::build(

@@ -29,6 +29,10 @@ const OPTIONS: &[&str] = &[
 
 /// The enums a model file declares: attribute and values, in source order.
 pub fn model_enums(source: &[u8]) -> Vec<(String, Vec<String>)> {
+    // Most models declare no enum: not parsed at all (one scan of the bytes).
+    if !super::parse::contains(source, b"enum") {
+        return Vec::new();
+    }
     let result = ruby_prism::parse(source);
     let mut out = Vec::new();
     walk(&result.node(), &mut out, 0);

@@ -61,7 +61,13 @@ pub struct FactoryFile {
     pub sequences: Vec<(String, u32)>,
     /// Problems: line and message (syntax errors, names only a running app knows).
     pub diagnostics: Vec<(u32, String)>,
+    /// The file turns FactoryBot's automatic enum traits off
+    /// (`automatically_define_enum_traits = false`).
+    pub disables_enum_traits: bool,
 }
+
+/// The setting that turns FactoryBot's automatic enum traits off, as written.
+pub const ENUM_TRAITS_OFF: &str = "automatically_define_enum_traits = false";
 
 /// One `factory` (or `Fabricator`) as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

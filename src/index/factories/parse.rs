@@ -33,6 +33,7 @@ pub fn parse(path: &str, source: &[u8]) -> FactoryFile {
     let result = ruby_prism::parse(source);
     let mut file = FactoryFile {
         path: path.to_string(),
+        disables_enum_traits: contains(source, super::ENUM_TRAITS_OFF.as_bytes()),
         ..FactoryFile::default()
     };
     for e in result.errors() {
@@ -753,4 +754,9 @@ fn defines_something(node: &Node<'_>) -> bool {
         false
     }
     walk(node, 0)
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
