@@ -5,7 +5,7 @@
 
 use ruby_prism::Node as P;
 
-use super::parse::{bytes_to_string, const_path_text, MAX_TREE_DEPTH};
+use super::prism::{bytes_to_string, const_path_text, MAX_TREE_DEPTH};
 
 /// A statement or expression of a method body.
 #[derive(Debug, Clone, PartialEq)]
@@ -588,411 +588,377 @@ impl Converter<'_> {
         out
     }
 
-    #[allow(clippy::too_many_lines)]
+    /// One node, by kind: each kind its own method below, in the order a method body
+    /// meets them (statements, control flow, calls, jumps, rescue, loops, writes, reads,
+    /// literals). A kind not listed is [`Self::other`] (its text).
     fn convert_inner(&mut self, node: &P<'_>) -> Node {
-        match node {
-            P::StatementsNode { .. } => match node.as_statements_node() {
-                Some(s) => self.statements(Some(s)),
-                None => self.other(node),
-            },
-            P::ParenthesesNode { .. } => match node.as_parentheses_node().and_then(|p| p.body()) {
-                Some(body) => {
-                    let inner = self.convert(&body);
-                    match inner {
-                        Node::Seq(mut items) if items.len() == 1 => {
-                            items.pop().unwrap_or(Node::Nil)
-                        }
-                        other => other,
-                    }
-                }
-                None => Node::Nil,
-            },
-            P::IfNode { .. } => match node.as_if_node() {
-                Some(n) => {
-                    let loc = n.location();
-                    let ternary = n.if_keyword_loc().is_none();
-                    let modifier = !ternary
-                        && n.end_keyword_loc().is_none()
-                        && self.is_modifier(&n.predicate(), &loc);
-                    let elsif = n.if_keyword_loc().is_some_and(|k| k.as_slice() == b"elsif");
-                    let els = n.subsequent().map(|s| {
-                        if let Some(e) = s.as_else_node() {
-                            self.statements(e.statements())
-                        } else {
-                            self.convert(&s)
-                        }
-                    });
-                    Node::If(Box::new(If {
-                        cond: self.convert(&n.predicate()),
-                        then: self.statements(n.statements()),
-                        els,
-                        unless: false,
-                        modifier,
-                        ternary,
-                        elsif,
-                        lines: (self.line(&loc), self.end_line(&loc)),
-                        cond_line: self.line(&n.predicate().location()),
-                    }))
-                }
-                None => self.other(node),
-            },
-            P::UnlessNode { .. } => match node.as_unless_node() {
-                Some(n) => {
-                    let loc = n.location();
-                    let modifier = n.end_keyword_loc().is_none();
-                    Node::If(Box::new(If {
-                        cond: self.convert(&n.predicate()),
-                        then: self.statements(n.statements()),
-                        els: n.else_clause().map(|e| self.statements(e.statements())),
-                        unless: true,
-                        modifier,
-                        ternary: false,
-                        elsif: false,
-                        lines: (self.line(&loc), self.end_line(&loc)),
-                        cond_line: self.line(&n.predicate().location()),
-                    }))
-                }
-                None => self.other(node),
-            },
-            P::CaseNode { .. } => match node.as_case_node() {
-                Some(n) => {
-                    let loc = n.location();
-                    let whens = n
-                        .conditions()
-                        .iter()
-                        .filter_map(|w| w.as_when_node())
-                        .map(|w| When {
-                            conds: w.conditions().iter().map(|c| self.convert(&c)).collect(),
-                            body: self.statements(w.statements()),
-                            line: self.line(&w.location()),
-                        })
-                        .collect();
-                    Node::Case(Box::new(Case {
-                        subject: self.opt(n.predicate()),
-                        whens,
-                        els: n.else_clause().map(|e| self.statements(e.statements())),
-                        pattern: false,
-                        lines: (self.line(&loc), self.end_line(&loc)),
-                    }))
-                }
-                None => self.other(node),
-            },
-            P::CaseMatchNode { .. } => match node.as_case_match_node() {
-                Some(n) => {
-                    let loc = n.location();
-                    let whens = n
-                        .conditions()
-                        .iter()
-                        .filter_map(|w| w.as_in_node())
-                        .map(|w| {
-                            let pattern = w.pattern();
-                            When {
-                                conds: vec![self.pattern(&pattern)],
-                                body: self.statements(w.statements()),
-                                line: self.line(&w.location()),
-                            }
-                        })
-                        .collect();
-                    Node::Case(Box::new(Case {
-                        subject: self.opt(n.predicate()),
-                        whens,
-                        els: n.else_clause().map(|e| self.statements(e.statements())),
-                        pattern: true,
-                        lines: (self.line(&loc), self.end_line(&loc)),
-                    }))
-                }
-                None => self.other(node),
-            },
-            P::AndNode { .. } => match node.as_and_node() {
-                Some(n) => Node::And(self.boxed(&n.left()), self.boxed(&n.right())),
-                None => self.other(node),
-            },
-            P::OrNode { .. } => match node.as_or_node() {
-                Some(n) => Node::Or(self.boxed(&n.left()), self.boxed(&n.right())),
-                None => self.other(node),
-            },
-            P::CallNode { .. } => match node.as_call_node() {
-                Some(c) => self.call(&c),
-                None => self.other(node),
-            },
-            P::ReturnNode { .. } => match node.as_return_node() {
-                Some(r) => {
-                    let mut args = self.args(r.arguments());
-                    let value = match args.len() {
-                        0 => None,
-                        1 => args.pop().map(Box::new),
-                        _ => Some(Box::new(Node::Array(args))),
-                    };
-                    Node::Return {
-                        value,
-                        line: self.line(&r.location()),
-                    }
-                }
-                None => self.other(node),
-            },
-            P::NextNode { .. } | P::BreakNode { .. } => Node::Jump {
-                keyword: if node.as_next_node().is_some() {
-                    "next"
-                } else {
-                    "break"
-                },
-                line: self.line(&node.location()),
-            },
-            P::BeginNode { .. } => match node.as_begin_node() {
-                Some(b) => {
-                    let body = self.statements(b.statements());
-                    let mut rescues = Vec::new();
-                    let mut next = b.rescue_clause();
-                    while let Some(r) = next {
-                        rescues.push(Rescue {
-                            classes: r
-                                .exceptions()
-                                .iter()
-                                .map(|e| {
-                                    let (path, _) = const_path_text(&e);
-                                    if path.is_empty() {
-                                        self.text(&e.location())
-                                    } else {
-                                        path
-                                    }
-                                })
-                                .collect(),
-                            var: r.reference().map(|v| self.text(&v.location())),
-                            body: self.statements(r.statements()),
-                            line: self.line(&r.location()),
-                        });
-                        next = r.subsequent();
-                    }
-                    if rescues.is_empty()
-                        && b.ensure_clause().is_none()
-                        && b.else_clause().is_none()
-                    {
-                        return body;
-                    }
-                    Node::Begin(Box::new(Begin {
-                        body,
-                        rescues,
-                        els: b.else_clause().map(|e| self.statements(e.statements())),
-                        ensure: b.ensure_clause().map(|e| self.statements(e.statements())),
-                    }))
-                }
-                None => self.other(node),
-            },
-            P::RescueModifierNode { .. } => match node.as_rescue_modifier_node() {
-                Some(r) => Node::Begin(Box::new(Begin {
-                    body: self.convert(&r.expression()),
-                    rescues: vec![Rescue {
-                        classes: Vec::new(),
-                        var: None,
-                        body: self.convert(&r.rescue_expression()),
-                        line: self.line(&r.location()),
-                    }],
-                    els: None,
-                    ensure: None,
-                })),
-                None => self.other(node),
-            },
-            P::WhileNode { .. } => match node.as_while_node() {
-                Some(w) => Node::Loop {
-                    body: Box::new(self.statements(w.statements())),
-                    line: self.line(&w.location()),
-                },
-                None => self.other(node),
-            },
-            P::UntilNode { .. } => match node.as_until_node() {
-                Some(w) => Node::Loop {
-                    body: Box::new(self.statements(w.statements())),
-                    line: self.line(&w.location()),
-                },
-                None => self.other(node),
-            },
-            P::ForNode { .. } => match node.as_for_node() {
-                Some(f) => Node::Loop {
-                    body: Box::new(self.statements(f.statements())),
-                    line: self.line(&f.location()),
-                },
-                None => self.other(node),
-            },
-            P::LocalVariableWriteNode { .. } => match node.as_local_variable_write_node() {
-                Some(w) => self.assign(
-                    Target::Lvar(bytes_to_string(w.name().as_slice())),
-                    AssignOp::Set,
-                    &w.value(),
-                    node,
-                ),
-                None => self.other(node),
-            },
-            P::InstanceVariableWriteNode { .. } => match node.as_instance_variable_write_node() {
-                Some(w) => self.assign(
-                    Target::Ivar(ivar(w.name().as_slice())),
-                    AssignOp::Set,
-                    &w.value(),
-                    node,
-                ),
-                None => self.other(node),
-            },
-            P::LocalVariableOrWriteNode { .. } => match node.as_local_variable_or_write_node() {
-                Some(w) => self.assign(
-                    Target::Lvar(bytes_to_string(w.name().as_slice())),
-                    AssignOp::OrSet,
-                    &w.value(),
-                    node,
-                ),
-                None => self.other(node),
-            },
-            P::InstanceVariableOrWriteNode { .. } => {
-                match node.as_instance_variable_or_write_node() {
-                    Some(w) => self.assign(
-                        Target::Ivar(ivar(w.name().as_slice())),
-                        AssignOp::OrSet,
-                        &w.value(),
-                        node,
-                    ),
-                    None => self.other(node),
-                }
-            }
-            // `attrs["dir"] ||= "auto"`, `self.status ||= :draft`: a write of that index or
-            // attribute (`[]=`, `status=`), which is what the statement does.
-            P::IndexOrWriteNode { .. } => match node.as_index_or_write_node() {
-                Some(w) => {
-                    let recv = w.receiver().map(|r| self.convert(&r));
-                    let mut args = self.args(w.arguments());
-                    args.push(self.convert(&w.value()));
-                    self.write_call(recv, "[]=".to_string(), args, node)
-                }
-                None => self.other(node),
-            },
-            P::CallOrWriteNode { .. } => match node.as_call_or_write_node() {
-                Some(w) => {
-                    let recv = w.receiver().map(|r| self.convert(&r));
-                    let name = bytes_to_string(w.write_name().as_slice());
-                    let args = vec![self.convert(&w.value())];
-                    self.write_call(recv, name, args, node)
-                }
-                None => self.other(node),
-            },
-            P::InstanceVariableAndWriteNode { .. } => {
-                match node.as_instance_variable_and_write_node() {
-                    Some(w) => self.assign(
-                        Target::Ivar(ivar(w.name().as_slice())),
-                        AssignOp::AndSet,
-                        &w.value(),
-                        node,
-                    ),
-                    None => self.other(node),
-                }
-            }
-            P::LocalVariableOperatorWriteNode { .. } => {
-                match node.as_local_variable_operator_write_node() {
-                    Some(w) => self.assign(
-                        Target::Lvar(bytes_to_string(w.name().as_slice())),
-                        AssignOp::Op(bytes_to_string(w.binary_operator().as_slice())),
-                        &w.value(),
-                        node,
-                    ),
-                    None => self.other(node),
-                }
-            }
-            P::InstanceVariableOperatorWriteNode { .. } => {
-                match node.as_instance_variable_operator_write_node() {
-                    Some(w) => self.assign(
-                        Target::Ivar(ivar(w.name().as_slice())),
-                        AssignOp::Op(bytes_to_string(w.binary_operator().as_slice())),
-                        &w.value(),
-                        node,
-                    ),
-                    None => self.other(node),
-                }
-            }
-            // `a, b = value`: the targets as written.
-            P::MultiWriteNode { .. } => match node.as_multi_write_node() {
-                Some(w) => {
-                    let value = w.value();
-                    let targets = bytes_to_string(
-                        self.source
-                            .get(w.location().start() as usize..value.location().start() as usize)
-                            .unwrap_or_default(),
-                    );
-                    let targets = targets.trim().trim_end_matches('=').trim().to_string();
-                    self.assign(Target::Other(targets), AssignOp::Set, &value, node)
-                }
-                None => self.other(node),
-            },
-            P::LocalVariableReadNode { .. } => match node.as_local_variable_read_node() {
-                Some(l) => Node::Lvar(bytes_to_string(l.name().as_slice())),
-                None => self.other(node),
-            },
-            P::InstanceVariableReadNode { .. } => match node.as_instance_variable_read_node() {
-                Some(i) => Node::Ivar(ivar(i.name().as_slice())),
-                None => self.other(node),
-            },
+        let converted = match node {
+            P::StatementsNode { .. } => node.as_statements_node().map(|s| self.statements(Some(s))),
+            P::ParenthesesNode { .. } => Some(self.parentheses(node)),
+            P::IfNode { .. } => node.as_if_node().map(|n| self.if_node(&n)),
+            P::UnlessNode { .. } => node.as_unless_node().map(|n| self.unless_node(&n)),
+            P::CaseNode { .. } => node.as_case_node().map(|n| self.case_node(&n)),
+            P::CaseMatchNode { .. } => node.as_case_match_node().map(|n| self.case_match_node(&n)),
+            P::AndNode { .. } => node
+                .as_and_node()
+                .map(|n| Node::And(self.boxed(&n.left()), self.boxed(&n.right()))),
+            P::OrNode { .. } => node
+                .as_or_node()
+                .map(|n| Node::Or(self.boxed(&n.left()), self.boxed(&n.right()))),
+            P::CallNode { .. } => node.as_call_node().map(|c| self.call(&c)),
+            P::ReturnNode { .. } => node.as_return_node().map(|r| self.return_node(&r)),
+            P::NextNode { .. } | P::BreakNode { .. } => Some(self.jump(node)),
+            P::BeginNode { .. } => node.as_begin_node().map(|b| self.begin_node(&b)),
+            P::RescueModifierNode { .. } => node
+                .as_rescue_modifier_node()
+                .map(|r| self.rescue_modifier_node(&r)),
+            P::WhileNode { .. } => node
+                .as_while_node()
+                .map(|w| self.loop_node(w.statements(), &w.location())),
+            P::UntilNode { .. } => node
+                .as_until_node()
+                .map(|w| self.loop_node(w.statements(), &w.location())),
+            P::ForNode { .. } => node
+                .as_for_node()
+                .map(|f| self.loop_node(f.statements(), &f.location())),
+            P::LocalVariableWriteNode { .. }
+            | P::InstanceVariableWriteNode { .. }
+            | P::LocalVariableOrWriteNode { .. }
+            | P::InstanceVariableOrWriteNode { .. }
+            | P::InstanceVariableAndWriteNode { .. }
+            | P::LocalVariableOperatorWriteNode { .. }
+            | P::InstanceVariableOperatorWriteNode { .. } => self.variable_write(node),
+            P::IndexOrWriteNode { .. } => node
+                .as_index_or_write_node()
+                .map(|w| self.index_or_write(&w, node)),
+            P::CallOrWriteNode { .. } => node
+                .as_call_or_write_node()
+                .map(|w| self.call_or_write(&w, node)),
+            P::MultiWriteNode { .. } => node
+                .as_multi_write_node()
+                .map(|w| self.multi_write(&w, node)),
+            P::LocalVariableReadNode { .. } => node
+                .as_local_variable_read_node()
+                .map(|l| Node::Lvar(bytes_to_string(l.name().as_slice()))),
+            P::InstanceVariableReadNode { .. } => node
+                .as_instance_variable_read_node()
+                .map(|i| Node::Ivar(ivar(i.name().as_slice()))),
             P::ConstantReadNode { .. } | P::ConstantPathNode { .. } => {
                 let (path, absolute) = const_path_text(node);
-                if path.is_empty() {
-                    self.other(node)
-                } else {
-                    Node::Const { path, absolute }
-                }
+                (!path.is_empty()).then_some(Node::Const { path, absolute })
             }
-            P::SelfNode { .. } => Node::SelfRef,
-            P::NilNode { .. } => Node::Nil,
-            P::TrueNode { .. } => Node::True,
-            P::FalseNode { .. } => Node::False,
-            P::StringNode { .. } => match node.as_string_node() {
-                Some(s) => Node::Str(bytes_to_string(s.unescaped())),
-                None => self.other(node),
-            },
-            P::SymbolNode { .. } => match node.as_symbol_node() {
-                Some(s) => Node::Sym(bytes_to_string(s.unescaped())),
-                None => self.other(node),
-            },
-            P::IntegerNode { .. } => {
-                let text: String = self
-                    .text(&node.location())
-                    .chars()
-                    .filter(|c| *c != '_')
-                    .collect();
-                match text.parse::<i64>() {
-                    Ok(i) => Node::Int(i),
-                    Err(_) => self.other(node),
-                }
+            P::SelfNode { .. } => Some(Node::SelfRef),
+            P::NilNode { .. } => Some(Node::Nil),
+            P::TrueNode { .. } => Some(Node::True),
+            P::FalseNode { .. } => Some(Node::False),
+            P::StringNode { .. } => node
+                .as_string_node()
+                .map(|s| Node::Str(bytes_to_string(s.unescaped()))),
+            P::SymbolNode { .. } => node
+                .as_symbol_node()
+                .map(|s| Node::Sym(bytes_to_string(s.unescaped()))),
+            P::IntegerNode { .. } => self.integer(node),
+            P::FloatNode { .. } => node.as_float_node().map(|f| Node::Float(f.value())),
+            P::ArrayNode { .. } => node
+                .as_array_node()
+                .map(|a| Node::Array(a.elements().iter().map(|e| self.convert(&e)).collect())),
+            P::HashNode { .. } => node.as_hash_node().map(|h| self.hash(h.elements())),
+            P::KeywordHashNode { .. } => {
+                node.as_keyword_hash_node().map(|h| self.hash(h.elements()))
             }
-            P::FloatNode { .. } => match node.as_float_node() {
-                Some(f) => Node::Float(f.value()),
-                None => self.other(node),
-            },
-            P::ArrayNode { .. } => match node.as_array_node() {
-                Some(a) => Node::Array(a.elements().iter().map(|e| self.convert(&e)).collect()),
-                None => self.other(node),
-            },
-            P::HashNode { .. } => match node.as_hash_node() {
-                Some(h) => self.hash(h.elements()),
-                None => self.other(node),
-            },
-            P::KeywordHashNode { .. } => match node.as_keyword_hash_node() {
-                Some(h) => self.hash(h.elements()),
-                None => self.other(node),
-            },
-            P::RangeNode { .. } => match node.as_range_node() {
-                Some(r) => Node::Range {
-                    lo: r.left().map(|l| self.boxed(&l)),
-                    hi: r.right().map(|h| self.boxed(&h)),
-                    exclusive: r.is_exclude_end(),
-                },
-                None => self.other(node),
-            },
-            P::SplatNode { .. } => match node.as_splat_node().and_then(|s| s.expression()) {
-                Some(e) => Node::Splat(self.boxed(&e)),
-                None => self.other(node),
-            },
-            P::YieldNode { .. } => Node::Yield {
+            P::RangeNode { .. } => node.as_range_node().map(|r| Node::Range {
+                lo: r.left().map(|l| self.boxed(&l)),
+                hi: r.right().map(|h| self.boxed(&h)),
+                exclusive: r.is_exclude_end(),
+            }),
+            P::SplatNode { .. } => node
+                .as_splat_node()
+                .and_then(|s| s.expression())
+                .map(|e| Node::Splat(self.boxed(&e))),
+            P::YieldNode { .. } => Some(Node::Yield {
                 line: self.line(&node.location()),
-            },
-            P::SuperNode { .. } | P::ForwardingSuperNode { .. } => Node::Super {
+            }),
+            P::SuperNode { .. } | P::ForwardingSuperNode { .. } => Some(Node::Super {
                 line: self.line(&node.location()),
+            }),
+            _ => None,
+        };
+        converted.unwrap_or_else(|| self.other(node))
+    }
+
+    /// `(x)`: its one statement; several are a sequence; `()` is nil.
+    fn parentheses(&mut self, node: &P<'_>) -> Node {
+        match node.as_parentheses_node().and_then(|p| p.body()) {
+            Some(body) => match self.convert(&body) {
+                Node::Seq(mut items) if items.len() == 1 => items.pop().unwrap_or(Node::Nil),
+                other => other,
             },
-            _ => self.other(node),
+            None => Node::Nil,
         }
+    }
+
+    /// `if`, `elsif`, a modifier `if` and the ternary.
+    fn if_node(&mut self, n: &ruby_prism::IfNode<'_>) -> Node {
+        let loc = n.location();
+        let ternary = n.if_keyword_loc().is_none();
+        let modifier =
+            !ternary && n.end_keyword_loc().is_none() && self.is_modifier(&n.predicate(), &loc);
+        let elsif = n.if_keyword_loc().is_some_and(|k| k.as_slice() == b"elsif");
+        let els = n.subsequent().map(|s| {
+            if let Some(e) = s.as_else_node() {
+                self.statements(e.statements())
+            } else {
+                self.convert(&s)
+            }
+        });
+        Node::If(Box::new(If {
+            cond: self.convert(&n.predicate()),
+            then: self.statements(n.statements()),
+            els,
+            unless: false,
+            modifier,
+            ternary,
+            elsif,
+            lines: (self.line(&loc), self.end_line(&loc)),
+            cond_line: self.line(&n.predicate().location()),
+        }))
+    }
+
+    /// `unless` and a modifier `unless`.
+    fn unless_node(&mut self, n: &ruby_prism::UnlessNode<'_>) -> Node {
+        let loc = n.location();
+        let modifier = n.end_keyword_loc().is_none();
+        Node::If(Box::new(If {
+            cond: self.convert(&n.predicate()),
+            then: self.statements(n.statements()),
+            els: n.else_clause().map(|e| self.statements(e.statements())),
+            unless: true,
+            modifier,
+            ternary: false,
+            elsif: false,
+            lines: (self.line(&loc), self.end_line(&loc)),
+            cond_line: self.line(&n.predicate().location()),
+        }))
+    }
+
+    /// `case ... when`.
+    fn case_node(&mut self, n: &ruby_prism::CaseNode<'_>) -> Node {
+        let loc = n.location();
+        let whens = n
+            .conditions()
+            .iter()
+            .filter_map(|w| w.as_when_node())
+            .map(|w| When {
+                conds: w.conditions().iter().map(|c| self.convert(&c)).collect(),
+                body: self.statements(w.statements()),
+                line: self.line(&w.location()),
+            })
+            .collect();
+        Node::Case(Box::new(Case {
+            subject: self.opt(n.predicate()),
+            whens,
+            els: n.else_clause().map(|e| self.statements(e.statements())),
+            pattern: false,
+            lines: (self.line(&loc), self.end_line(&loc)),
+        }))
+    }
+
+    /// `case ... in` (pattern matching): each `in` is a `When` with its pattern.
+    fn case_match_node(&mut self, n: &ruby_prism::CaseMatchNode<'_>) -> Node {
+        let loc = n.location();
+        let whens = n
+            .conditions()
+            .iter()
+            .filter_map(|w| w.as_in_node())
+            .map(|w| {
+                let pattern = w.pattern();
+                When {
+                    conds: vec![self.pattern(&pattern)],
+                    body: self.statements(w.statements()),
+                    line: self.line(&w.location()),
+                }
+            })
+            .collect();
+        Node::Case(Box::new(Case {
+            subject: self.opt(n.predicate()),
+            whens,
+            els: n.else_clause().map(|e| self.statements(e.statements())),
+            pattern: true,
+            lines: (self.line(&loc), self.end_line(&loc)),
+        }))
+    }
+
+    /// `return`, `return x`, `return a, b` (an array).
+    fn return_node(&mut self, r: &ruby_prism::ReturnNode<'_>) -> Node {
+        let mut args = self.args(r.arguments());
+        let value = match args.len() {
+            0 => None,
+            1 => args.pop().map(Box::new),
+            _ => Some(Box::new(Node::Array(args))),
+        };
+        Node::Return {
+            value,
+            line: self.line(&r.location()),
+        }
+    }
+
+    /// `next` or `break`.
+    fn jump(&mut self, node: &P<'_>) -> Node {
+        Node::Jump {
+            keyword: if node.as_next_node().is_some() {
+                "next"
+            } else {
+                "break"
+            },
+            line: self.line(&node.location()),
+        }
+    }
+
+    /// `begin ... rescue ... else ... ensure ... end` (a method's own `rescue` too); a plain
+    /// `begin ... end` is its body.
+    fn begin_node(&mut self, b: &ruby_prism::BeginNode<'_>) -> Node {
+        let body = self.statements(b.statements());
+        let mut rescues = Vec::new();
+        let mut next = b.rescue_clause();
+        while let Some(r) = next {
+            rescues.push(Rescue {
+                classes: r
+                    .exceptions()
+                    .iter()
+                    .map(|e| {
+                        let (path, _) = const_path_text(&e);
+                        if path.is_empty() {
+                            self.text(&e.location())
+                        } else {
+                            path
+                        }
+                    })
+                    .collect(),
+                var: r.reference().map(|v| self.text(&v.location())),
+                body: self.statements(r.statements()),
+                line: self.line(&r.location()),
+            });
+            next = r.subsequent();
+        }
+        if rescues.is_empty() && b.ensure_clause().is_none() && b.else_clause().is_none() {
+            return body;
+        }
+        Node::Begin(Box::new(Begin {
+            body,
+            rescues,
+            els: b.else_clause().map(|e| self.statements(e.statements())),
+            ensure: b.ensure_clause().map(|e| self.statements(e.statements())),
+        }))
+    }
+
+    /// `x rescue y`: a `begin` with one bare rescue.
+    fn rescue_modifier_node(&mut self, r: &ruby_prism::RescueModifierNode<'_>) -> Node {
+        Node::Begin(Box::new(Begin {
+            body: self.convert(&r.expression()),
+            rescues: vec![Rescue {
+                classes: Vec::new(),
+                var: None,
+                body: self.convert(&r.rescue_expression()),
+                line: self.line(&r.location()),
+            }],
+            els: None,
+            ensure: None,
+        }))
+    }
+
+    /// `while`, `until` and `for`: a loop over their body.
+    fn loop_node(
+        &mut self,
+        statements: Option<ruby_prism::StatementsNode<'_>>,
+        loc: &ruby_prism::Location<'_>,
+    ) -> Node {
+        Node::Loop {
+            body: Box::new(self.statements(statements)),
+            line: self.line(loc),
+        }
+    }
+
+    /// A write of a local or instance variable: `=`, `||=`, `&&=`, `+=` and the others.
+    fn variable_write(&mut self, node: &P<'_>) -> Option<Node> {
+        let lvar = |name: &[u8]| Target::Lvar(bytes_to_string(name));
+        let op = |o: &[u8]| AssignOp::Op(bytes_to_string(o));
+        let (target, op, value) = if let Some(w) = node.as_local_variable_write_node() {
+            (lvar(w.name().as_slice()), AssignOp::Set, w.value())
+        } else if let Some(w) = node.as_instance_variable_write_node() {
+            (
+                Target::Ivar(ivar(w.name().as_slice())),
+                AssignOp::Set,
+                w.value(),
+            )
+        } else if let Some(w) = node.as_local_variable_or_write_node() {
+            (lvar(w.name().as_slice()), AssignOp::OrSet, w.value())
+        } else if let Some(w) = node.as_instance_variable_or_write_node() {
+            (
+                Target::Ivar(ivar(w.name().as_slice())),
+                AssignOp::OrSet,
+                w.value(),
+            )
+        } else if let Some(w) = node.as_instance_variable_and_write_node() {
+            (
+                Target::Ivar(ivar(w.name().as_slice())),
+                AssignOp::AndSet,
+                w.value(),
+            )
+        } else if let Some(w) = node.as_local_variable_operator_write_node() {
+            (
+                lvar(w.name().as_slice()),
+                op(w.binary_operator().as_slice()),
+                w.value(),
+            )
+        } else if let Some(w) = node.as_instance_variable_operator_write_node() {
+            (
+                Target::Ivar(ivar(w.name().as_slice())),
+                op(w.binary_operator().as_slice()),
+                w.value(),
+            )
+        } else {
+            return None;
+        };
+        Some(self.assign(target, op, &value, node))
+    }
+
+    /// `attrs["dir"] ||= "auto"`: a write of that index (`[]=`), which is what the
+    /// statement does.
+    fn index_or_write(&mut self, w: &ruby_prism::IndexOrWriteNode<'_>, node: &P<'_>) -> Node {
+        let recv = w.receiver().map(|r| self.convert(&r));
+        let mut args = self.args(w.arguments());
+        args.push(self.convert(&w.value()));
+        self.write_call(recv, "[]=".to_string(), args, node)
+    }
+
+    /// `self.status ||= :draft`: a write of that attribute (`status=`).
+    fn call_or_write(&mut self, w: &ruby_prism::CallOrWriteNode<'_>, node: &P<'_>) -> Node {
+        let recv = w.receiver().map(|r| self.convert(&r));
+        let name = bytes_to_string(w.write_name().as_slice());
+        let args = vec![self.convert(&w.value())];
+        self.write_call(recv, name, args, node)
+    }
+
+    /// `a, b = value`: the targets as written.
+    fn multi_write(&mut self, w: &ruby_prism::MultiWriteNode<'_>, node: &P<'_>) -> Node {
+        let value = w.value();
+        let targets = bytes_to_string(
+            self.source
+                .get(w.location().start() as usize..value.location().start() as usize)
+                .unwrap_or_default(),
+        );
+        let targets = targets.trim().trim_end_matches('=').trim().to_string();
+        self.assign(Target::Other(targets), AssignOp::Set, &value, node)
+    }
+
+    /// An integer literal (`1_000`); one too large for an `i64` is [`Self::other`].
+    fn integer(&mut self, node: &P<'_>) -> Option<Node> {
+        let text: String = self
+            .text(&node.location())
+            .chars()
+            .filter(|c| *c != '_')
+            .collect();
+        text.parse::<i64>().ok().map(Node::Int)
     }
 
     /// A modifier `if` has its predicate after its body.

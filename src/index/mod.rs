@@ -9,6 +9,7 @@ mod facts;
 mod loc;
 pub(crate) use loc::count_byte;
 mod parse;
+mod prism;
 pub mod rails;
 pub mod routes;
 pub mod schema;

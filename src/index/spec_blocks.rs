@@ -11,7 +11,7 @@ use ruby_prism::{Node, Visit};
 
 use super::dispatch::dispatch;
 use super::facts::Diagnostic;
-use super::parse::MAX_TREE_DEPTH;
+use super::prism::MAX_TREE_DEPTH;
 
 /// Calls recorded when they have no receiver.
 const BARE_NAMES: &[&str] = &[

@@ -10,7 +10,7 @@
 
 use ruby_prism::Node;
 
-use crate::index::parse::bytes_to_string;
+use crate::index::prism::bytes_to_string;
 
 /// Options `enum` takes beside the values.
 const OPTIONS: &[&str] = &[

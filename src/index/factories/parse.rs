@@ -21,7 +21,7 @@
 
 use ruby_prism::Node;
 
-use crate::index::parse::{bytes_to_string, const_path_text};
+use crate::index::prism::{bytes_to_string, const_path_text};
 
 use super::{AttrKind, Attribute, EnumTraits, FactoryDef, FactoryFile, Library, Literal, TraitDef};
 

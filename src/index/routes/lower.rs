@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use ruby_prism::Node;
 
-use crate::index::parse::{bytes_to_string, const_path_text};
+use crate::index::prism::{bytes_to_string, const_path_text};
 
 /// How deep blocks and expressions are followed. Routes files nest a handful of levels.
 pub(super) const MAX_DEPTH: usize = 100;
