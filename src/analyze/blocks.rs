@@ -22,45 +22,8 @@ use crate::index::body::{Block, Call, If, Node};
 use crate::yaml::Value;
 
 use super::flow::{statements, At, End, Walker};
+use super::iteration::{ITERATIONS, MAPPED_ELEMENT};
 use super::rules::Rule;
-
-/// The name under which a `map` block's last value is kept, said `each element mapped to`.
-pub(super) const MAPPED_ELEMENT: &str = "mapped_element";
-
-/// Calls whose block runs once per element; the call's value is a new collection or the
-/// receiver, not the block's last value.
-const ITERATIONS: &[&str] = &[
-    "each",
-    "each_with_index",
-    "each_with_object",
-    "each_value",
-    "each_key",
-    "each_pair",
-    "each_slice",
-    "each_cons",
-    "find_each",
-    "find_in_batches",
-    "in_batches",
-    "times",
-    "upto",
-    "downto",
-    "step",
-    "map",
-    "map!",
-    "collect",
-    "flat_map",
-    "filter_map",
-    "each_entry",
-    "reverse_each",
-];
-
-/// Whether the call `name` throws away what its block returns on each run (`each`,
-/// `times`, `loop`), unlike `map` or `transaction`, whose value is the block's.
-pub(super) fn discards_block_value(name: &str) -> bool {
-    name == "loop"
-        || (ITERATIONS.contains(&name)
-            && !matches!(name, "map" | "map!" | "collect" | "flat_map" | "filter_map"))
-}
 
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it is a block call (or an assignment

@@ -793,7 +793,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
 /// The test inside `any? { |x| !test }`, when the block's last statement is a negation.
 fn negated_block(call: &Call) -> Option<Node> {
     let block = call.block.as_ref()?;
-    match crate::analyze::flow::statements(&block.body).pop()? {
+    match block.body.statements().pop()? {
         Node::Not(inner) => Some(*inner),
         _ => None,
     }
@@ -801,7 +801,7 @@ fn negated_block(call: &Call) -> Option<Node> {
 
 fn element_test(call: &Call) -> String {
     let body = match &call.block {
-        Some(b) => crate::analyze::flow::statements(&b.body).pop(),
+        Some(b) => b.body.statements().pop(),
         None => call.args.first().cloned(),
     };
     match body {

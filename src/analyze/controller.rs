@@ -26,8 +26,7 @@ use std::path::Path;
 use crate::index::body::{Call, If, Node};
 use crate::index::{ClassFacts, ExtractOptions, FileFacts, MethodFacts, MethodKind};
 
-use super::flow::statements;
-use super::outcome::{self, Outcome};
+use super::outcome::{self, Outcome, Responders};
 
 /// Code read from the `k`-th link of a chain has its lines shifted by `(k + 1) *
 /// LINE_SPACE`, so a guard's `source_line` can name the file it comes from.
@@ -267,7 +266,7 @@ impl<'a> ControllerCx<'a> {
                 }
             }
         }
-        Responders { map }
+        Responders::from_map(map)
     }
 
     fn always_responds_method(&self, m: &MethodFacts, depth: usize) -> Option<Outcome> {
@@ -357,36 +356,6 @@ impl<'a> ControllerCx<'a> {
             }
             _ => None,
         }
-    }
-}
-
-/// The helpers that respond on every path, by name.
-#[derive(Debug, Clone, Default)]
-pub struct Responders {
-    map: HashMap<String, Outcome>,
-}
-
-impl Responders {
-    /// The response of a call to helper `name`.
-    pub fn get(&self, name: &str) -> Option<Outcome> {
-        self.map.get(name).cloned().or_else(|| Self::by_name(name))
-    }
-
-    /// Helpers whose name says their status: `render_404`, `render_forbidden`,
-    /// `head_not_found`, `respond_with_unauthorized`.
-    fn by_name(name: &str) -> Option<Outcome> {
-        // `redirect_to_referer_or`, `redirect_back_or_default`: a redirect.
-        if name.starts_with("redirect_") {
-            return super::phrase::verb_phrase(name).map(|text| Outcome::new(text, false));
-        }
-        let rest = ["render_", "head_", "respond_with_"]
-            .iter()
-            .find_map(|p| name.strip_prefix(p))?;
-        let code = match rest.parse::<u16>() {
-            Ok(code) if (100..600).contains(&code) => code,
-            _ => outcome::status_code(&Node::Sym(rest.to_string()))?,
-        };
-        Some(Outcome::new(format!("returns {code} status"), code >= 400))
     }
 }
 
@@ -575,7 +544,7 @@ fn guards_of(
         other => (other, None),
     };
     let handler = own_handler.or_else(|| not_found_handler.cloned());
-    let stmts = statements(main);
+    let stmts = main.statements();
     // `allowed = ...; if allowed`: the condition is what the local holds. Rails calls a
     // callback without arguments: its optional parameters hold their defaults
     // (`def check_database_readable(need_api: false)`).
@@ -657,7 +626,7 @@ fn halting_conditions(
     // `if` inside it that halts on one side only is a condition of its own, under
     // this side's (`if @user; if @user.moderator? then true else redirect_to "/" end; end`).
     let direct = |branch: &Node| {
-        statements(branch).iter().find_map(|s| match s {
+        branch.statements().iter().find_map(|s| match s {
             Node::If(inner) if !halts_both_ways(cx, inner, depth) => None,
             other => cx.halting(other, depth),
         })
@@ -683,7 +652,7 @@ fn halting_conditions(
     }
     for (branch, when) in sides {
         let inner_within = under(when);
-        for s in statements(branch) {
+        for s in branch.statements() {
             if let Node::If(inner) = &s {
                 halting_conditions(cx, inner, locals, depth, Some(&inner_within), out);
             }
@@ -700,7 +669,7 @@ fn halts_both_ways(cx: &ControllerCx<'_>, i: &If, depth: usize) -> bool {
 
 /// Whether `node` responds whichever way its `if`s go.
 fn always_halts(cx: &ControllerCx<'_>, node: &Node, depth: usize) -> bool {
-    statements(node).iter().any(|s| match s {
+    node.statements().iter().any(|s| match s {
         Node::If(inner) => halts_both_ways(cx, inner, depth),
         other => cx.halting(other, depth).is_some(),
     })

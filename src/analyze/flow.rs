@@ -617,7 +617,7 @@ impl<'a> Walker<'a> {
                         sets: (said_value(value)
                             || formatted_text(value)
                             || matches!(target, crate::index::body::Target::Lvar(n)
-                                if n == super::blocks::MAPPED_ELEMENT))
+                                if n == super::iteration::MAPPED_ELEMENT))
                         .then(|| sets_text(target, op, value))
                         .flatten(),
                     };
@@ -1870,7 +1870,7 @@ fn sets_text(
         return None;
     }
     // The value a `map` block keeps (see `blocks::block_statements`).
-    if name == super::blocks::MAPPED_ELEMENT {
+    if name == super::iteration::MAPPED_ELEMENT {
         return Some(format!(
             "each element mapped to {}",
             super::phrase::noun(value)
@@ -1964,7 +1964,7 @@ fn discarded_calls(node: &Node, used: bool, out: &mut std::collections::HashSet<
         }
         Node::Call(c) => {
             if let Some(block) = &c.block {
-                let block_used = !super::blocks::discards_block_value(&c.name);
+                let block_used = !super::iteration::discards_block_value(&c.name);
                 discarded_calls(&block.body, block_used, out);
             }
             if !used {
@@ -2042,10 +2042,7 @@ pub fn decides_here(stmts: &[Node]) -> bool {
 
 /// The statements of a body or branch.
 pub fn statements(node: &Node) -> Vec<Node> {
-    match node {
-        Node::Seq(items) => items.clone(),
-        other => vec![other.clone()],
-    }
+    node.statements()
 }
 
 /// `return cond ? a : b` → `cond ? (return a) : (return b)`.
@@ -2148,7 +2145,7 @@ fn assign_last(
 }
 
 /// A controller response (`render`, `redirect_to`, `head`).
-fn is_response(node: &Node, responders: Option<&super::controller::Responders>) -> bool {
+fn is_response(node: &Node, responders: Option<&super::outcome::Responders>) -> bool {
     match node {
         Node::Call(c) => {
             c.recv.is_none()

@@ -25,6 +25,7 @@ pub mod flow;
 pub mod grammar;
 mod guard;
 mod inline;
+mod iteration;
 mod loops;
 pub mod model;
 pub mod outcome;
@@ -402,7 +403,7 @@ fn analyze_method(
     selected: &Selected,
     class_methods: &ClassMethods<'_>,
     lookup: &Lookup,
-    responders: Option<&controller::Responders>,
+    responders: Option<&outcome::Responders>,
 ) -> MethodAnalysis {
     let facts = request.facts;
     let class = request.class_name.as_str();

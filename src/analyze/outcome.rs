@@ -8,6 +8,8 @@
 //! renders, redirects and statuses. Guessed (\[J\], lowering confidence): the text for any
 //! other expression (`returns <code>`), and which final values count as failures.
 
+use std::collections::HashMap;
+
 use crate::index::body::{Call, Node};
 
 use super::grammar::{self, words};
@@ -85,7 +87,7 @@ pub struct TextContext<'a> {
     /// request through to the action, instead of rendering a template.
     pub filter: bool,
     /// A controller's helpers that always respond (`render_404`).
-    pub responders: Option<&'a super::controller::Responders>,
+    pub responders: Option<&'a Responders>,
 }
 
 /// If `node` leaves the method (or, in a controller, ends the request), how.
@@ -613,6 +615,41 @@ fn receiver_words(node: &Node) -> String {
 
 fn receiver_words_opt(node: Option<&Node>) -> String {
     node.map(receiver_words).unwrap_or_default()
+}
+
+/// The helpers that respond on every path, by name.
+#[derive(Debug, Clone, Default)]
+pub struct Responders {
+    map: HashMap<String, Outcome>,
+}
+
+impl Responders {
+    /// The helpers a controller's chain defines whose every path responds, by name.
+    pub fn from_map(map: HashMap<String, Outcome>) -> Self {
+        Responders { map }
+    }
+
+    /// The response of a call to helper `name`.
+    pub fn get(&self, name: &str) -> Option<Outcome> {
+        self.map.get(name).cloned().or_else(|| Self::by_name(name))
+    }
+
+    /// Helpers whose name says their status: `render_404`, `render_forbidden`,
+    /// `head_not_found`, `respond_with_unauthorized`.
+    pub fn by_name(name: &str) -> Option<Outcome> {
+        // `redirect_to_referer_or`, `redirect_back_or_default`: a redirect.
+        if name.starts_with("redirect_") {
+            return super::phrase::verb_phrase(name).map(|text| Outcome::new(text, false));
+        }
+        let rest = ["render_", "head_", "respond_with_"]
+            .iter()
+            .find_map(|p| name.strip_prefix(p))?;
+        let code = match rest.parse::<u16>() {
+            Ok(code) if (100..600).contains(&code) => code,
+            _ => status_code(&Node::Sym(rest.to_string()))?,
+        };
+        Some(Outcome::new(format!("returns {code} status"), code >= 400))
+    }
 }
 
 #[cfg(test)]

@@ -262,6 +262,14 @@ pub fn walk<'n, V: Visitor<'n> + ?Sized>(visitor: &mut V, node: &'n Node) {
 }
 
 impl Node {
+    /// The statements of a body: a sequence's items, else the node itself.
+    pub fn statements(&self) -> Vec<Node> {
+        match self {
+            Node::Seq(items) => items.clone(),
+            other => vec![other.clone()],
+        }
+    }
+
     /// A copy of this node whose direct children are replaced by `f(child)`, in the
     /// order [`Node::for_each_child`] visits them.
     pub fn map_children(&self, f: &mut dyn FnMut(&Node) -> Node) -> Node {
