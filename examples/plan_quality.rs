@@ -123,7 +123,7 @@ impl App {
             }
         };
         let found = walk::collect_all(root, &scope, 1);
-        let routes = index::routes::Routes::load(root);
+        let routes = rspec_scout::rails::routes::Routes::load(root);
         let gems = std::fs::read(root.join("Gemfile.lock"))
             .ok()
             .map(|b| analyze::clients::gems_of_lockfile(&String::from_utf8_lossy(&b)));
@@ -176,7 +176,7 @@ impl analyze::via::ProjectFiles for Parsed {
 fn plans(
     root: &Path,
     facts: &FileFacts,
-    routes: &index::routes::Routes,
+    routes: &rspec_scout::rails::routes::Routes,
     gems: Option<&[String]>,
     project: &Parsed,
 ) -> Vec<ClassPlan> {

@@ -27,7 +27,7 @@
 //! `v`, `a_v`, `v_a`; and `v` for `a` spelled `e_v` or `v_e` with `e` an enum of the class
 //! (Rails' prefixed and suffixed predicates, `status_completed?`).
 
-use crate::index::factories::{Factory, FactoryIndex, Literal, TraitOrigin};
+use crate::rails::factories::{Factory, FactoryIndex, Literal, TraitOrigin};
 use crate::yaml::Value;
 
 use super::model::{CharType, MethodAnalysis};
@@ -299,13 +299,13 @@ fn decide(
     want: &Wanted,
 ) -> (&'static str, Option<String>, String, Option<String>) {
     let names = candidates(attr, want, base);
-    let sets_it = |t: &crate::index::factories::Trait, value_too: bool| {
+    let sets_it = |t: &crate::rails::factories::Trait, value_too: bool| {
         t.sets.iter().any(|(a, lit)| {
             (a == attr || a.trim_end_matches('?') == attr)
                 && (!value_too || want.given_by(lit) || lit.is_none() && !want.is_blank())
         })
     };
-    let found = |t: &crate::index::factories::Trait| {
+    let found = |t: &crate::rails::factories::Trait| {
         ("trait", Some(t.name.clone()), base.name.clone(), None)
     };
     // 1. Named for it and setting the attribute.
@@ -373,7 +373,7 @@ fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::factories::{parse, FactoryIndex, Resolve};
+    use crate::rails::factories::{parse, FactoryIndex, Resolve};
 
     fn index(src: &str) -> FactoryIndex {
         let enums = |class: &str| match class {

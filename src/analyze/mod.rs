@@ -100,7 +100,7 @@ pub struct Request<'a> {
     pub controller_chain: &'a [controller::Link],
     /// For controllers: the app's routes (`config/routes.rb`), for the params every route
     /// to an action carries (J20).
-    pub routes: Option<&'a crate::index::routes::Routes>,
+    pub routes: Option<&'a crate::rails::routes::Routes>,
     /// The gems the project's `Gemfile.lock` resolves (`None` without one): an API SDK's
     /// constant (`Stripe`) is a client when its gem is there.
     pub gems: Option<&'a [String]>,
@@ -305,13 +305,13 @@ fn analyze_class(request: &Request<'_>, lookup: &Lookup) -> (Vec<MethodAnalysis>
 /// The params every route to `class#action` carries: the dynamic segments (`:id`,
 /// `*path`) outside optional groups that all its routes share. None when no route leads
 /// to it (the action may be reached some other way).
-fn route_params(routes: &crate::index::routes::Routes, class: &str, action: &str) -> Vec<String> {
-    let Some(controller) = crate::index::routes::controller_path(class) else {
+fn route_params(routes: &crate::rails::routes::Routes, class: &str, action: &str) -> Vec<String> {
+    let Some(controller) = crate::rails::routes::controller_path(class) else {
         return Vec::new();
     };
     let mut common: Option<Vec<String>> = None;
     for route in routes.lookup(&controller, action) {
-        let mine = crate::index::routes::required_params(&route.path);
+        let mine = crate::rails::routes::required_params(&route.path);
         common = Some(match common {
             None => mine,
             Some(before) => before.into_iter().filter(|p| mine.contains(p)).collect(),
@@ -412,13 +412,13 @@ fn analyze_method(
     // What registers the method with Rails, if anything; a public method is a unit of its
     // own (no trigger in its answer), but one registered as a callback (redmine's
     // `before_destroy :set_issue_category_nil`) still runs on a valid record there.
-    let registered = crate::index::rails::triggers(facts)
+    let registered = crate::rails::callbacks::triggers(facts)
         .get(index)
         .cloned()
         .flatten();
     let on_valid_record = registered
         .as_ref()
-        .is_some_and(crate::index::rails::Trigger::on_valid_record);
+        .is_some_and(crate::rails::callbacks::Trigger::on_valid_record);
     // A controller filter or handler, public or not (lobsters' ApplicationController
     // declares `before_action :mini_profiler` over a public `mini_profiler`).
     let filter = registered.as_ref().is_some_and(|t| !t.is_model());
@@ -458,7 +458,7 @@ fn analyze_method(
                 .classes
                 .iter()
                 .filter(|c| c.name == class)
-                .flat_map(crate::index::rails::validated_present)
+                .flat_map(crate::rails::callbacks::validated_present)
                 .collect()
         } else {
             Vec::new()
@@ -658,7 +658,7 @@ fn analyze_method(
 
     if trigger
         .as_ref()
-        .is_some_and(crate::index::rails::Trigger::is_model)
+        .is_some_and(crate::rails::callbacks::Trigger::is_model)
     {
         // Rails ignores what a callback returns: a path that only returns a value does
         // nothing (a spec through `save!` cannot see the value).
@@ -1086,7 +1086,7 @@ pub(crate) mod tests {
             src.as_bytes(),
             &ExtractOptions::with_bodies(),
         );
-        let routes = crate::index::routes::Routes::parse(
+        let routes = crate::rails::routes::Routes::parse(
             "config/routes.rb",
             b"Rails.application.routes.draw do\n  resources :notes, only: [] do\n    member { post :comment }\n    collection { get :search }\n  end\n  get '/notes(/:id)/search' => 'notes#search'\nend\n",
         );

@@ -32,7 +32,7 @@ pub enum ClassKind {
 pub struct Lookup {
     root: Option<PathBuf>,
     /// The app's database schema, read on first need.
-    schema: std::sync::OnceLock<crate::index::schema::Schema>,
+    schema: std::sync::OnceLock<crate::rails::schema::Schema>,
     /// The app's other autoloaded folders, read on first need.
     app_dirs: std::sync::OnceLock<Vec<String>>,
     local: Vec<(String, ClassKind)>,
@@ -152,8 +152,8 @@ impl Lookup {
         }
         let schema = self
             .schema
-            .get_or_init(|| crate::index::schema::Schema::load(root));
-        schema.column_type(&crate::index::schema::table_of(class), attribute) == Some("boolean")
+            .get_or_init(|| crate::rails::schema::Schema::load(root));
+        schema.column_type(&crate::rails::schema::table_of(class), attribute) == Some("boolean")
     }
 
     /// What kind of class `name` is.

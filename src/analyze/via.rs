@@ -316,7 +316,7 @@ fn follow_callbacks(cx: &Cx<'_>, class: &str, operation: &str, out: &mut Reached
         Some((_, facts)) => facts,
         None => cx.facts,
     };
-    let triggers = crate::index::rails::triggers(facts);
+    let triggers = crate::rails::callbacks::triggers(facts);
     let mut any = false;
     for (m, trigger) in facts.methods.iter().zip(&triggers) {
         let Some(trigger) = trigger else { continue };

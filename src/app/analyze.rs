@@ -637,7 +637,7 @@ struct Shared {
     max_file_size: u64,
     /// The factories of each project root, read once per run when a file needs them.
     factories: std::sync::Mutex<
-        std::collections::HashMap<PathBuf, std::sync::Arc<crate::index::factories::FactoryIndex>>,
+        std::collections::HashMap<PathBuf, std::sync::Arc<crate::rails::factories::FactoryIndex>>,
     >,
 }
 
@@ -688,7 +688,7 @@ impl analyze::via::ProjectFiles for RootFiles<'_> {
 /// An app's routes and the files they were read from (`config/routes.rb` and the files
 /// it draws), which a controller's analysis depends on.
 struct AppRoutes {
-    routes: index::routes::Routes,
+    routes: crate::rails::routes::Routes,
     files: Vec<String>,
 }
 
@@ -700,7 +700,7 @@ impl Shared {
                 return r.clone();
             }
         }
-        let routes = index::routes::Routes::load(root);
+        let routes = crate::rails::routes::Routes::load(root);
         let mut files: Vec<String> = vec!["config/routes.rb".to_string()];
         files.extend(routes.routes().iter().map(|r| r.file.clone()));
         files.sort();
@@ -718,10 +718,10 @@ impl Shared {
         &self,
         config: &Config,
         root: &Path,
-    ) -> std::sync::Arc<crate::index::factories::FactoryIndex> {
+    ) -> std::sync::Arc<crate::rails::factories::FactoryIndex> {
         // Held while the index is built: the other workers need the same one.
         let Ok(mut known) = self.factories.lock() else {
-            return std::sync::Arc::new(crate::index::factories::FactoryIndex::default());
+            return std::sync::Arc::new(crate::rails::factories::FactoryIndex::default());
         };
         known
             .entry(root.to_path_buf())
@@ -816,7 +816,7 @@ fn analyze_file(
     };
     // Without discovery: every public method of every class and module of the file, and
     // the private ones Rails calls.
-    let triggers = crate::index::rails::triggers(&facts);
+    let triggers = crate::rails::callbacks::triggers(&facts);
     let selected = match existing.as_ref().and_then(|m| m.get("methods_to_analyze")) {
         Some(Value::Sequence(items)) => items.iter().filter_map(selected_entry).collect::<Vec<_>>(),
         _ => facts

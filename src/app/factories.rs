@@ -1,6 +1,6 @@
 //! `rspec-scout factories [--class CLASS]...`: the factories of the project (FactoryBot's and
 //! Fabrication's) with their classes, parents, aliases and every trait they can be built
-//! with, from `index::factories`. [`load`] is what `analyze` and the MCP server build the
+//! with, from `rails::factories`. [`load`] is what `analyze` and the MCP server build the
 //! index with.
 //!
 //! The files are read only here, when a command needs factories: `discover` never reads
@@ -14,8 +14,8 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::index::factories::{self, FactoryIndex, Resolve, TraitOrigin};
 use crate::index::{self, DEFAULT_MAX_FILE_SIZE};
+use crate::rails::factories::{self, FactoryIndex, Resolve, TraitOrigin};
 use crate::report::Answer;
 
 /// Options of `factories`.
@@ -25,7 +25,7 @@ pub struct Options {
     pub classes: Vec<String>,
 }
 
-/// Reads the project's factory files and resolves them (see `index::factories`).
+/// Reads the project's factory files and resolves them (see `rails::factories`).
 ///
 /// `parallel`: parse the files on a pool of their own. Only from outside a pool: inside
 /// `analyze`'s workers (which hold a lock while the index is built), a worker waiting on

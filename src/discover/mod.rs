@@ -322,7 +322,7 @@ pub fn prepare(source: Source) -> Prepared {
     } = source;
     // The plan's units: public methods, and the methods Rails calls (callbacks,
     // validations, filters, rescue_from handlers) even when private.
-    let triggers = crate::index::rails::triggers(&facts);
+    let triggers = crate::rails::callbacks::triggers(&facts);
     let unit = |i: usize, m: &crate::index::MethodFacts| {
         m.is_public_api()
             || (m.name != "initialize" && triggers.get(i).is_some_and(Option::is_some))

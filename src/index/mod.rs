@@ -4,15 +4,11 @@
 mod absorb;
 pub mod body;
 mod dispatch;
-pub mod factories;
 mod facts;
 mod loc;
 pub(crate) use loc::count_byte;
 mod parse;
-mod prism;
-pub mod rails;
-pub mod routes;
-pub mod schema;
+pub(crate) mod prism;
 pub mod spec_blocks;
 pub mod walk;
 

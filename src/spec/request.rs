@@ -1,5 +1,5 @@
 //! The subject of a Rails controller method's `describe`: the request that reaches it, read
-//! from the app's routes ([`crate::index::routes`]). A controller spec is a request spec:
+//! from the app's routes ([`crate::rails::routes`]). A controller spec is a request spec:
 //! an action is exercised by `post project_watchers_path(project), params: params`, never
 //! by `described_class.new.create`.
 //!
@@ -17,7 +17,7 @@
 //! own name (`:provider` → `provider`). Optional groups (`(/:tab)`, `(:locale)`) are left
 //! out of the request.
 
-use crate::index::routes::{self, pieces, required_part, Piece, Route, Routes, Verb};
+use crate::rails::routes::{self, pieces, required_part, Piece, Route, Routes, Verb};
 
 /// The placeholder of a request no route gave.
 pub const REQUEST: &str = "{REQUEST}";

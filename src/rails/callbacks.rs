@@ -5,7 +5,7 @@
 //! the plan even when it is private: a change in it changes what saving a record or
 //! handling a request does, and its spec exercises it through that trigger.
 
-use super::{ClassFacts, FileFacts, MethodKind};
+use crate::index::{ClassFacts, FileFacts, MethodKind};
 
 /// Model callbacks.
 const CALLBACKS: &[&str] = &[

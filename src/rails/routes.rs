@@ -26,7 +26,7 @@ use std::path::Path;
 
 pub(crate) use inflect::singularize;
 
-use super::{read_source, DEFAULT_MAX_FILE_SIZE};
+use crate::index::{read_source, DEFAULT_MAX_FILE_SIZE};
 
 /// The HTTP verb a route answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
