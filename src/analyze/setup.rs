@@ -107,6 +107,11 @@ const ASKS: &[&str] = &[
 /// in `user.admin?` or `admin?`, `status` in `payment.status == "completed"` or `case
 /// payment.status`, `refunded_at` in `payment.refunded_at.present?`. `None` for anything
 /// deeper (`payment.user.admin?` is about the user, not the payment) or with arguments.
+///
+/// A comparison counts only against a literal (`status == "completed"`: a trait sets
+/// `completed`); `user.id == user_id` compares two records, which no trait sets up. Nor do
+/// the record's own state (`new_record?`, `persisted?`, `changed?`: `build` or `create`
+/// decides it) and its `id`.
 pub fn attribute(cond: &Node) -> Option<String> {
     let mut node = cond;
     loop {
@@ -114,10 +119,18 @@ pub fn attribute(cond: &Node) -> Option<String> {
             Node::Not(inner) => node = inner,
             Node::Call(c)
                 if c.recv.is_some()
-                    && (matches!(
+                    && matches!(
                         c.name.as_str(),
                         ">=" | ">" | "<=" | "<" | "==" | "!=" | "==="
-                    ) || (ASKS.contains(&c.name.as_str()) && c.args.is_empty())) =>
+                    ) =>
+            {
+                if !c.args.iter().all(literal) {
+                    return None;
+                }
+                node = c.recv.as_ref()?;
+            }
+            Node::Call(c)
+                if c.recv.is_some() && ASKS.contains(&c.name.as_str()) && c.args.is_empty() =>
             {
                 node = c.recv.as_ref()?;
             }
@@ -125,7 +138,10 @@ pub fn attribute(cond: &Node) -> Option<String> {
         }
     }
     let Node::Call(c) = node else { return None };
-    if !c.args.is_empty() || c.block.is_some() {
+    if !c.args.is_empty() || c.block.is_some() || RECORD_STATE.contains(&c.name.as_str()) {
+        return None;
+    }
+    if c.name.ends_with("_changed?") || c.name.starts_with("saved_change_to_") {
         return None;
     }
     let direct = match &c.recv {
@@ -136,6 +152,36 @@ pub fn attribute(cond: &Node) -> Option<String> {
         _ => false,
     };
     direct.then(|| c.name.clone())
+}
+
+/// What a record says about itself rather than about a column: no factory trait sets it.
+const RECORD_STATE: &[&str] = &[
+    "id",
+    "new_record?",
+    "persisted?",
+    "destroyed?",
+    "previously_new_record?",
+    "changed?",
+    "valid?",
+    "invalid?",
+    "frozen?",
+    "readonly?",
+    "marked_for_destruction?",
+];
+
+/// A value a factory attribute could hold as written: a literal or a constant.
+fn literal(node: &Node) -> bool {
+    matches!(
+        node,
+        Node::Str(_)
+            | Node::Sym(_)
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Nil
+            | Node::True
+            | Node::False
+            | Node::Const { .. }
+    )
 }
 
 /// Decides `setup` for a condition.
@@ -286,5 +332,50 @@ pub fn source(
             }
         }
         _ => Source::Internal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{extract_with, ExtractOptions};
+
+    fn expr(src: &str) -> Node {
+        let facts = extract_with(
+            "app/services/a.rb",
+            format!("class A\n  def m(payment, user)\n    {src}\n  end\nend\n").as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let body = *facts.methods[0].body.clone().unwrap();
+        match body {
+            Node::Seq(mut items) => items.remove(0),
+            other => other,
+        }
+    }
+
+    #[test]
+    fn the_attribute_a_trait_would_set() {
+        let cases = [
+            ("user.admin?", Some("admin?")),
+            ("!payment.refunded_at.present?", Some("refunded_at")),
+            ("payment.status == \"completed\"", Some("status")),
+            ("payment.status != :pending", Some("status")),
+            ("payment.amount_cents > 100", Some("amount_cents")),
+            ("payment.kind == Payment::CARD", Some("kind")),
+            ("admin?", Some("admin?")),
+            // About another record, or a comparison of two values: no trait sets it.
+            ("payment.user.admin?", None),
+            ("user.id == payment.user_id", None),
+            ("payment.amount_cents > limit", None),
+            // The record's own state: `build` or `create` decides it.
+            ("payment.new_record?", None),
+            ("payment.persisted?", None),
+            ("payment.id.present?", None),
+            ("payment.status_changed?", None),
+            ("payment.saved_change_to_status?", None),
+        ];
+        for (src, expected) in cases {
+            assert_eq!(attribute(&expr(src)).as_deref(), expected, "{src}");
+        }
     }
 }
