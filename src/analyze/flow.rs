@@ -1835,22 +1835,11 @@ fn never_nil(value: &Node) -> bool {
 
 /// A literal or variable: assigning it has no effect of its own.
 pub(super) fn is_plain_value(node: &Node) -> bool {
-    matches!(
-        node,
-        Node::Str(_)
-            | Node::Sym(_)
-            | Node::Int(_)
-            | Node::Float(_)
-            | Node::Nil
-            | Node::True
-            | Node::False
-            | Node::Lvar(_)
-            | Node::Ivar(_)
-            | Node::Const { .. }
-            | Node::Other { .. }
-            | Node::Array(_)
-            | Node::Hash(_)
-    )
+    node.is_literal()
+        || matches!(
+            node,
+            Node::Lvar(_) | Node::Ivar(_) | Node::Other { .. } | Node::Array(_) | Node::Hash(_)
+        )
 }
 
 /// What an assignment in the middle of a method leaves for the rest: `title set to title

@@ -124,7 +124,7 @@ pub fn attribute(cond: &Node) -> Option<String> {
                         ">=" | ">" | "<=" | "<" | "==" | "!=" | "==="
                     ) =>
             {
-                if !c.args.iter().all(literal) {
+                if !c.args.iter().all(Node::is_literal) {
                     return None;
                 }
                 node = c.recv.as_ref()?;
@@ -168,21 +168,6 @@ const RECORD_STATE: &[&str] = &[
     "readonly?",
     "marked_for_destruction?",
 ];
-
-/// A value a factory attribute could hold as written: a literal or a constant.
-fn literal(node: &Node) -> bool {
-    matches!(
-        node,
-        Node::Str(_)
-            | Node::Sym(_)
-            | Node::Int(_)
-            | Node::Float(_)
-            | Node::Nil
-            | Node::True
-            | Node::False
-            | Node::Const { .. }
-    )
-}
 
 /// Decides `setup` for a condition.
 pub fn setup(cond: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> (Setup, bool) {

@@ -262,6 +262,21 @@ pub fn walk<'n, V: Visitor<'n> + ?Sized>(visitor: &mut V, node: &'n Node) {
 }
 
 impl Node {
+    /// A literal or a constant: a value as written (`"x"`, `:x`, `1`, `nil`, `Payment::CARD`).
+    pub fn is_literal(&self) -> bool {
+        matches!(
+            self,
+            Node::Str(_)
+                | Node::Sym(_)
+                | Node::Int(_)
+                | Node::Float(_)
+                | Node::Nil
+                | Node::True
+                | Node::False
+                | Node::Const { .. }
+        )
+    }
+
     /// The statements of a body: a sequence's items, else the node itself.
     pub fn statements(&self) -> Vec<Node> {
         match self {

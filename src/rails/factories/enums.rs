@@ -138,20 +138,7 @@ fn values(node: &Node<'_>) -> Option<Vec<String>> {
 }
 
 fn pairs<'a>(node: &Node<'a>) -> Vec<(String, Node<'a>)> {
-    let elements = if let Some(h) = node.as_hash_node() {
-        h.elements()
-    } else if let Some(h) = node.as_keyword_hash_node() {
-        h.elements()
-    } else {
-        return Vec::new();
-    };
-    elements
-        .iter()
-        .filter_map(|e| {
-            let a = e.as_assoc_node()?;
-            Some((name(&a.key())?, a.value()))
-        })
-        .collect()
+    super::parse::hash_pairs(node, true)
 }
 
 fn name(node: &Node<'_>) -> Option<String> {

@@ -675,12 +675,17 @@ fn arguments<'a>(call: &ruby_prism::CallNode<'a>) -> Vec<Node<'a>> {
 
 /// The `key: value` pairs of the last argument, when it is a hash.
 fn options<'a>(args: &[Node<'a>]) -> Vec<(String, Node<'a>)> {
-    let Some(last) = args.last() else {
-        return Vec::new();
-    };
-    let elements = if let Some(h) = last.as_keyword_hash_node() {
+    args.last()
+        .map(|last| hash_pairs(last, false))
+        .unwrap_or_default()
+}
+
+/// The pairs of a hash (`{...}` or keyword arguments) whose keys are symbols, or strings too
+/// when `strings` (`enum status: {...}` and `enum "status" => {...}` both name a column).
+pub(super) fn hash_pairs<'a>(node: &Node<'a>, strings: bool) -> Vec<(String, Node<'a>)> {
+    let elements = if let Some(h) = node.as_keyword_hash_node() {
         h.elements()
-    } else if let Some(h) = last.as_hash_node() {
+    } else if let Some(h) = node.as_hash_node() {
         h.elements()
     } else {
         return Vec::new();
@@ -690,8 +695,12 @@ fn options<'a>(args: &[Node<'a>]) -> Vec<(String, Node<'a>)> {
         .filter_map(|e| {
             let assoc = e.as_assoc_node()?;
             let key = assoc.key();
-            let key = key.as_symbol_node()?;
-            Some((bytes_to_string(key.unescaped()), assoc.value()))
+            let name = match (key.as_symbol_node(), key.as_string_node()) {
+                (Some(s), _) => bytes_to_string(s.unescaped()),
+                (None, Some(s)) if strings => bytes_to_string(s.unescaped()),
+                _ => return None,
+            };
+            Some((name, assoc.value()))
         })
         .collect()
 }
