@@ -1,12 +1,13 @@
 //! Build script: a fingerprint of the code that decides an analysis (`src/analyze/`,
-//! `src/index/`), so metadata analyzed by another build of rspec-scout is not taken from
-//! the cache as if this build had written it.
+//! `src/index/`, `src/rails/`: routes, schema types, callbacks and factories shape it too),
+//! so metadata analyzed by another build of rspec-scout is not taken from the cache as if
+//! this build had written it.
 
 use std::path::Path;
 
 fn main() {
     let mut files = Vec::new();
-    for dir in ["src/analyze", "src/index"] {
+    for dir in ["src/analyze", "src/index", "src/rails"] {
         println!("cargo:rerun-if-changed={dir}");
         collect(Path::new(dir), &mut files);
     }

@@ -125,7 +125,7 @@ pub struct Analysis {
 /// takes an analysis only when all of them are what they were.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AnalysisInputs {
-    /// `rspec-scout X.Y.Z (analysis <fingerprint of src/analyze and src/index>)`.
+    /// `rspec-scout X.Y.Z (analysis <fingerprint of src/analyze, src/index and src/rails>)`.
     pub analyzer: String,
     /// `sha256:<hex>` of the side-effect rules in effect.
     pub rules: String,
