@@ -489,8 +489,13 @@ impl FactoryIndex {
                         continue;
                     }
                     match kind {
+                        // By the factory's own name: `owner` (an alias of `:user`) builds
+                        // a user.
                         AttrKind::Association { factory } => {
-                            associations.push((a.name.clone(), factory));
+                            let canonical = by_name(&factory)
+                                .and_then(|i| defs.get(i))
+                                .map_or(factory, |(_, _, d)| d.name.clone());
+                            associations.push((a.name.clone(), canonical));
                         }
                         AttrKind::Sequence => seqs.push(a.name.clone()),
                         _ => {}
