@@ -465,6 +465,17 @@ impl Names {
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
     }
+
+    /// The buffer: every name followed by a newline (what the facts cache stores).
+    pub(crate) fn as_buffer(&self) -> &str {
+        &self.buf
+    }
+
+    /// A list from a buffer [`Names::as_buffer`] gave (`None` unless it is empty or ends
+    /// with a newline).
+    pub(crate) fn from_buffer_checked(buf: &str) -> Option<Self> {
+        (buf.is_empty() || buf.ends_with('\n')).then(|| Names { buf: buf.into() })
+    }
 }
 
 /// The parts of `text` each ended by `sep` (an ASCII byte), the last one possibly not:

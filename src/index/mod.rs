@@ -3,6 +3,7 @@
 
 mod absorb;
 pub mod body;
+pub mod cache;
 mod dispatch;
 mod facts;
 mod loc;
@@ -10,6 +11,7 @@ pub(crate) use loc::count_byte;
 mod parse;
 pub(crate) mod prism;
 pub mod spec_blocks;
+pub mod stamp;
 pub mod walk;
 
 use std::path::Path;
@@ -172,12 +174,17 @@ pub fn index_file(file: &SourceFile, max_size: u64) -> FileFacts {
 pub fn index_file_with(file: &SourceFile, max_size: u64, options: &ExtractOptions) -> FileFacts {
     match read_source(&file.path, max_size) {
         Ok(bytes) => extract_with(&file.rel, &bytes, options),
-        Err(reason) => FileFacts {
-            path: file.rel.clone(),
-            skipped: Some(reason),
-            utf8: true,
-            ..FileFacts::default()
-        },
+        Err(reason) => unread(&file.rel, reason),
+    }
+}
+
+/// The facts of a file that could not be read.
+pub(crate) fn unread(rel: &str, reason: String) -> FileFacts {
+    FileFacts {
+        path: rel.to_string(),
+        skipped: Some(reason),
+        utf8: true,
+        ..FileFacts::default()
     }
 }
 

@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -39,52 +39,10 @@ use crate::git::{Base, Change, ChangeKind, Repo};
 use crate::index::walk::{Found, Scope, SourceFile};
 use crate::index::{self, FileFacts};
 
-/// A file modified this close to the moment it was looked at may change again without its
-/// stamp changing: it is digested at every call until it is older.
-pub const RACY: Duration = Duration::from_secs(2);
+pub use crate::index::stamp::{Stamp, RACY};
 
 /// Base versions kept (by digest) before the oldest are dropped.
 const MAX_BLOBS: usize = 8192;
-
-/// What identifies a version of a file on disk without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    mtime_ns: i128,
-    size: u64,
-    inode: u64,
-}
-
-impl Stamp {
-    /// The stamp of `path` (`None`: not there).
-    pub fn of(path: &Path) -> Option<Stamp> {
-        std::fs::metadata(path).ok().map(|m| Stamp::from_meta(&m))
-    }
-
-    fn from_meta(meta: &std::fs::Metadata) -> Stamp {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Stamp {
-            mtime_ns,
-            size: meta.len(),
-            inode,
-        }
-    }
-
-    /// Whether the file was modified within [`RACY`] of `seen`.
-    fn racy(&self, seen: SystemTime) -> bool {
-        let seen_ns = seen
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        self.mtime_ns + RACY.as_nanos() as i128 >= seen_ns
-    }
-}
 
 /// What the index did, for `status` and the bench.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -734,6 +692,7 @@ mod watch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn project() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();

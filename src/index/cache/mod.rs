@@ -1,0 +1,417 @@
+//! The facts cache on disk: each Ruby file's facts (as [`super::extract_with`] made them,
+//! without method bodies) kept between runs in one file,
+//! `{metadata_path}/rspec_scout/facts.bin`, so a command run again on a tree where little
+//! changed parses only what changed.
+//!
+//! - **Key**: the file's root-relative path, its [`Stamp`] (mtime in nanoseconds, size,
+//!   inode) and the sha256 of its content. A file is not read when its stamp is the one
+//!   recorded and it was not modified within [`RACY`] of the moment it was recorded (git's
+//!   racy-clean rule); otherwise it is read and its digest compared, and parsed only when
+//!   the digest differs.
+//! - **Build**: the header holds a format number and the build's identity (the crate
+//!   version, a fingerprint of `src/index/` and `Cargo.lock` made by `build.rs`, and this
+//!   build's method digest of a probe text); anything else, a bad checksum, a truncated or
+//!   hand-edited file is ignored whole and the cache made again.
+//! - **Load and save**: one read at the start; entries are decoded only when asked for.
+//!   Written atomically (temp file and rename, through the guard) when something changed;
+//!   a write that fails or is refused leaves the answer as it is (the cache is only not
+//!   written). Entries of files that are gone are dropped when the run looked at most of
+//!   the cache; [`MAX_ENTRIES`] and [`MAX_BYTES`] bound it.
+//!
+//! Does not: decide what to index, or hold anything for analyze (its body trees are
+//! always made again). The facts it answers are exactly what extraction answers now.
+
+pub mod codec;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use sha2::{Digest, Sha256};
+
+use super::stamp::{nanos_since_epoch, Stamp};
+#[cfg(doc)]
+use super::stamp::RACY;
+use super::walk::SourceFile;
+use super::{ExtractOptions, FileFacts};
+
+/// The cache file's name in `{metadata_path}/rspec_scout/`.
+pub const FILE_NAME: &str = "facts.bin";
+
+/// Files kept at most (the oldest untouched ones go first).
+pub const MAX_ENTRIES: usize = 500_000;
+
+/// Bytes of facts kept at most.
+pub const MAX_BYTES: usize = 512 * 1024 * 1024;
+
+/// The first bytes of a cache file.
+const MAGIC: &[u8; 8] = b"RSSFACTS";
+
+/// The layout of the file; raised whenever [`codec`] or the entry layout changes.
+const FORMAT: u32 = 1;
+
+/// What a build's cache files say about the build: another build's cache is not read.
+pub fn identity() -> String {
+    format!(
+        "rspec-scout {} facts {} probe {:016x}",
+        env!("CARGO_PKG_VERSION"),
+        env!("RSPEC_SCOUT_FACTS_HASH"),
+        super::digest_normalized(b"def probe\n  x = 1\nend\n")
+    )
+}
+
+/// One file's entry as loaded.
+#[derive(Debug, Clone)]
+struct Entry {
+    stamp: Stamp,
+    /// When the stamp was taken (nanoseconds since the epoch).
+    made_ns: i128,
+    digest: [u8; 32],
+    /// Whether its methods carry digests ([`ExtractOptions::digests`]).
+    digests: bool,
+    /// The encoded facts.
+    blob: Blob,
+}
+
+#[derive(Debug, Clone)]
+enum Blob {
+    /// A range of the loaded file.
+    Loaded(std::ops::Range<usize>),
+    /// Encoded in this run.
+    Fresh(Vec<u8>),
+}
+
+/// What this run did with a path.
+#[derive(Debug)]
+enum Use {
+    /// The loaded entry answered as it was.
+    Kept,
+    /// A new or re-stamped entry.
+    Put(Entry),
+    /// The file could not be read: no entry.
+    Dropped,
+}
+
+/// What the cache did in a run (`--timings`, tests and benches).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Entries in the file loaded (0 when there was none or it was not trusted).
+    pub loaded: usize,
+    /// Files answered without being read.
+    pub hits: usize,
+    /// Files read whose digest matched the entry (not parsed).
+    pub verified: usize,
+    /// Files parsed.
+    pub parsed: usize,
+}
+
+/// The facts cache of one project, for one run.
+#[derive(Debug)]
+pub struct FactsCache {
+    root: PathBuf,
+    dir: PathBuf,
+    /// The time the run started: every stamp taken in it is taken after this.
+    seen_ns: i128,
+    bytes: Vec<u8>,
+    entries: FxHashMap<String, Entry>,
+    uses: Mutex<FxHashMap<String, Use>>,
+    counters: Mutex<Counters>,
+}
+
+impl FactsCache {
+    /// Opens the cache of `root` kept in `dir` (`{metadata_path}/rspec_scout`): one read
+    /// of its file, taken only when it is whole and this build's.
+    pub fn open(root: &Path, dir: &Path) -> FactsCache {
+        let seen_ns = nanos_since_epoch(SystemTime::now());
+        let bytes = std::fs::read(dir.join(FILE_NAME)).unwrap_or_default();
+        let entries = read_entries(&bytes).unwrap_or_default();
+        let counters = Counters {
+            loaded: entries.len(),
+            ..Counters::default()
+        };
+        FactsCache {
+            root: root.to_path_buf(),
+            dir: dir.to_path_buf(),
+            seen_ns,
+            bytes,
+            entries,
+            uses: Mutex::new(FxHashMap::default()),
+            counters: Mutex::new(counters),
+        }
+    }
+
+    /// What the cache did so far.
+    pub fn counters(&self) -> Counters {
+        *lock(&self.counters)
+    }
+
+    /// The facts of `file` as [`super::index_file_with`] gives them (bodies off; method
+    /// digests when `digests`, and possibly when not: a caller that does not ask for them
+    /// does not read them).
+    pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
+        let options = ExtractOptions {
+            digests,
+            ..ExtractOptions::default()
+        };
+        // The stamp is taken before the file is read: a write after it changes the stamp
+        // the next run sees.
+        let stamp = match std::fs::metadata(&file.path) {
+            Ok(meta) if meta.is_file() && meta.len() <= max_size => Stamp::from_meta(&meta),
+            _ => {
+                self.put(&file.rel, Use::Dropped);
+                return super::index_file_with(file, max_size, &options);
+            }
+        };
+        let old = self
+            .entries
+            .get(&file.rel)
+            .filter(|e| e.digests || !digests);
+        if let Some(entry) = old {
+            if entry.stamp == stamp && !entry.stamp.racy_ns(entry.made_ns) {
+                if let Some(facts) = self.decode(&file.rel, &entry.blob) {
+                    self.put(&file.rel, Use::Kept);
+                    lock(&self.counters).hits += 1;
+                    return facts;
+                }
+            }
+        }
+        let bytes = match super::read_source(&file.path, max_size) {
+            Ok(bytes) => bytes,
+            Err(reason) => {
+                self.put(&file.rel, Use::Dropped);
+                return super::unread(&file.rel, reason);
+            }
+        };
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        if let Some(entry) = old.filter(|e| e.digest == digest) {
+            if let Some(facts) = self.decode(&file.rel, &entry.blob) {
+                let again = Entry {
+                    stamp,
+                    made_ns: self.seen_ns,
+                    ..entry.clone()
+                };
+                // Written again only when the stamp says more than before.
+                let same = entry.stamp == stamp && again.stamp.racy_ns(again.made_ns);
+                self.put(&file.rel, if same { Use::Kept } else { Use::Put(again) });
+                lock(&self.counters).verified += 1;
+                return facts;
+            }
+        }
+        let facts = super::extract_with(&file.rel, &bytes, &options);
+        let mut blob = Vec::new();
+        codec::encode(&facts, &mut blob);
+        self.put(
+            &file.rel,
+            Use::Put(Entry {
+                stamp,
+                made_ns: self.seen_ns,
+                digest,
+                digests,
+                blob: Blob::Fresh(blob),
+            }),
+        );
+        lock(&self.counters).parsed += 1;
+        facts
+    }
+
+    /// Writes the cache when this run changed it. A write that fails or that the guard
+    /// refuses is not an error of the command: the cache is only not written.
+    pub fn save(&self, threads: usize) -> bool {
+        let uses = std::mem::take(&mut *lock(&self.uses));
+        let mut changed = uses.values().any(|u| !matches!(u, Use::Kept));
+        // Entries this run did not look at: kept, unless the run looked at most of the
+        // cache (a walk of the tree), where those of files that are gone are dropped.
+        let untouched: Vec<&String> = {
+            let mut keys: Vec<&String> = self
+                .entries
+                .keys()
+                .filter(|k| !uses.contains_key(*k))
+                .collect();
+            keys.sort_unstable();
+            keys
+        };
+        let gone: Vec<bool> = if !untouched.is_empty() && untouched.len() <= uses.len() {
+            super::in_pool(threads, || {
+                untouched
+                    .par_iter()
+                    .map(|rel| std::fs::symlink_metadata(self.root.join(rel)).is_err())
+                    .collect()
+            })
+        } else {
+            vec![false; untouched.len()]
+        };
+        changed |= gone.iter().any(|&g| g);
+        if !changed {
+            return false;
+        }
+        let mut kept: Vec<(&str, &Entry)> = Vec::with_capacity(self.entries.len() + uses.len());
+        let mut paths: Vec<&String> = uses.keys().collect();
+        paths.sort_unstable();
+        for rel in paths {
+            match uses.get(rel) {
+                Some(Use::Put(entry)) => kept.push((rel, entry)),
+                Some(Use::Kept) => {
+                    if let Some(entry) = self.entries.get(rel) {
+                        kept.push((rel, entry));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (rel, gone) in untouched.iter().zip(&gone) {
+            if kept.len() >= MAX_ENTRIES {
+                break;
+            }
+            if !gone {
+                if let Some(entry) = self.entries.get(*rel) {
+                    kept.push((rel, entry));
+                }
+            }
+        }
+        kept.truncate(MAX_ENTRIES);
+        kept.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let bytes = self.encode(&kept);
+        let Ok(folder) = crate::guard::folder(&self.root, &self.dir) else {
+            return false;
+        };
+        let Ok(target) = folder.file(FILE_NAME) else {
+            return false;
+        };
+        crate::metadata::write_text_atomic(&target, &bytes).is_ok()
+    }
+
+    fn put(&self, rel: &str, what: Use) {
+        if matches!(what, Use::Dropped) && !self.entries.contains_key(rel) {
+            return;
+        }
+        lock(&self.uses).insert(rel.to_string(), what);
+    }
+
+    fn blob<'a>(&'a self, blob: &'a Blob) -> Option<&'a [u8]> {
+        match blob {
+            Blob::Loaded(range) => self.bytes.get(range.clone()),
+            Blob::Fresh(bytes) => Some(bytes),
+        }
+    }
+
+    fn decode(&self, rel: &str, blob: &Blob) -> Option<FileFacts> {
+        codec::decode(rel, self.blob(blob)?)
+    }
+
+    /// The whole file: header, then the entries.
+    fn encode(&self, entries: &[(&str, &Entry)]) -> Vec<u8> {
+        let mut payload = Vec::new();
+        let mut w = codec::Writer(&mut payload);
+        let mut total = 0usize;
+        let mut written = Vec::with_capacity(entries.len());
+        for &(rel, entry) in entries {
+            let Some(blob) = self.blob(&entry.blob) else {
+                continue;
+            };
+            total = total.saturating_add(blob.len() + rel.len() + 64);
+            if total > MAX_BYTES {
+                break;
+            }
+            written.push((rel, entry, blob));
+        }
+        w.len(written.len());
+        for (rel, entry, blob) in written {
+            w.str(rel);
+            w.0.extend_from_slice(&entry.stamp.mtime_ns.to_le_bytes());
+            w.uint(entry.stamp.size);
+            w.uint(entry.stamp.inode);
+            w.0.extend_from_slice(&entry.made_ns.to_le_bytes());
+            w.0.extend_from_slice(&entry.digest);
+            w.byte(u8::from(entry.digests));
+            w.len(blob.len());
+            w.0.extend_from_slice(blob);
+        }
+        let mut out = Vec::with_capacity(payload.len() + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        codec::Writer(&mut out).str(&identity());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&checksum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+}
+
+/// The entries of a cache file, or `None` when it is not whole, not this build's, or not
+/// a cache file at all.
+fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
+    let mut r = codec::Reader::new(bytes);
+    if r.take(MAGIC.len())? != MAGIC {
+        return None;
+    }
+    if u32::from_le_bytes(r.take(4)?.try_into().ok()?) != FORMAT {
+        return None;
+    }
+    if r.str()? != identity() {
+        return None;
+    }
+    let len = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
+    let sum = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
+    let start = bytes.len().checked_sub(len)?;
+    let payload = r.take(len)?;
+    if !r.at_end() || checksum(payload) != sum {
+        return None;
+    }
+    let mut r = codec::Reader::new(payload);
+    let n = r.len()?;
+    let mut entries = FxHashMap::default();
+    entries.reserve(n);
+    for _ in 0..n {
+        let rel = r.str()?.to_string();
+        let mtime_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
+        let size = r.uint()?;
+        let inode = r.uint()?;
+        let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
+        let digest: [u8; 32] = r.take(32)?.try_into().ok()?;
+        let digests = match r.byte()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let blob_len = r.len()?;
+        let blob = r.take(blob_len)?;
+        let offset = (blob.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
+        let from = start.checked_add(offset)?;
+        let entry = Entry {
+            stamp: Stamp {
+                mtime_ns,
+                size,
+                inode,
+            },
+            made_ns,
+            digest,
+            digests,
+            blob: Blob::Loaded(from..from.checked_add(blob_len)?),
+        };
+        if entries.insert(rel, entry).is_some() {
+            return None;
+        }
+    }
+    r.at_end().then_some(entries)
+}
+
+/// The payload's checksum: FxHash over its bytes (deterministic within a build, and only
+/// read by the build that wrote it).
+fn checksum(payload: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(payload);
+    hasher.write_usize(payload.len());
+    hasher.finish()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests;
