@@ -32,7 +32,10 @@ fn main() {
     facts.sort();
     facts.push("Cargo.lock".into());
     println!("cargo:rerun-if-changed=Cargo.lock");
-    println!("cargo:rustc-env=RSPEC_SCOUT_FACTS_HASH={:016x}", fnv(&facts));
+    println!(
+        "cargo:rustc-env=RSPEC_SCOUT_FACTS_HASH={:016x}",
+        fnv(&facts)
+    );
 }
 
 /// FNV-1a over each file's path and bytes.

@@ -237,6 +237,10 @@ pub struct DiscoverArgs {
     /// every file).
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
+    /// Neither read nor write the facts cache ({metadata_path}/rspec_scout/facts.bin):
+    /// every file is parsed (docs/cache.md).
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub common: Common,
     #[command(flatten)]
@@ -276,6 +280,10 @@ pub struct SymbolsArgs {
     /// Ruby files or folders (folders are walked for in-scope .rb files).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Neither read nor write the facts cache ({metadata_path}/rspec_scout/facts.bin):
+    /// every file is parsed (docs/cache.md).
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub common: Common,
     /// Worker threads (default: one per core).

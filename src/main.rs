@@ -272,7 +272,7 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
                 classes: a.class.clone(),
             },
         ),
-        Command::Symbols(a) => app::symbols::run(&config, &a.paths),
+        Command::Symbols(a) => app::symbols::run(&config, &a.paths, a.no_cache),
         Command::Discover(a) => app::discover::run(
             &config,
             &app::discover::Options {
@@ -291,6 +291,7 @@ fn run(cli: &Cli, opts: &Opts, progress: &OnPhase) -> Result<Answer, Error> {
                 wave: a.wave,
                 file: a.file.clone(),
                 cache: app::Cache::default(),
+                facts_cache: !a.no_cache,
             },
         ),
         Command::Analyze(a) => app::analyze::run(

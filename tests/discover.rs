@@ -778,8 +778,24 @@ fn corrupt_metadata_is_left_untouched_with_a_warning() {
 fn no_metadata_writes_nothing_and_debug_writes_the_debug_file() {
     let p = app_on_feature_branch();
     feature_work(&p);
-    p.run(&["discover", "--no-metadata"]).expect_code(0);
+    p.run(&["discover", "--no-metadata", "--no-cache"])
+        .expect_code(0);
     assert!(!p.exists("tmp"));
+    // The facts cache is kept with --no-metadata too, and it is all that is written.
+    p.run(&["discover", "--no-metadata"]).expect_code(0);
+    let written: Vec<String> = std::fs::read_dir(p.root().join("tmp"))
+        .unwrap()
+        .flat_map(|e| std::fs::read_dir(e.unwrap().path()).unwrap())
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .strip_prefix(p.root())
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(written, ["tmp/rspec_scout/facts.bin"]);
     p.run(&["discover", "--debug"]).expect_code(0);
     insta::assert_snapshot!(p.read("tmp/discovery_debug/app_services_payment_retrier.yml"), @r#"
     source_file: app/services/payment_retrier.rb

@@ -92,14 +92,14 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-fn set_mode(path: &Path, mode: u32) {
+pub(crate) fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -107,7 +107,7 @@ fn set_mode(path: &Path, mode: u32) {
 /// Runs the binary so that file modes apply: as `nobody` through `setpriv` when the tests
 /// run as root (root reads a mode 000 file), else directly. `None` when running as root
 /// without setpriv: the caller skips the permission assertions and says so.
-fn run_unprivileged(p: &Project, args: &[&str]) -> Option<Run> {
+pub(crate) fn run_unprivileged(p: &Project, args: &[&str]) -> Option<Run> {
     let mut command = if is_root() {
         if Command::new("setpriv").arg("--version").output().is_err() {
             return None;
@@ -131,7 +131,7 @@ fn run_unprivileged(p: &Project, args: &[&str]) -> Option<Run> {
 
 /// Makes every folder under the project (and the project) writable by `nobody`, so an
 /// unprivileged run can write metadata except where a test takes the right away.
-fn open_to_everyone(dir: &Path) {
+pub(crate) fn open_to_everyone(dir: &Path) {
     set_mode(dir, 0o777);
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         if e.file_type().unwrap().is_dir() {

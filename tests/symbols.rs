@@ -10,8 +10,9 @@ use crate::util::{bin, Project};
 fn fixture_app_inventory() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rails_app");
     insta::glob!("../fixtures/rails_app", "**/*.rb", |path| {
+        // `--no-cache`: nothing is written into the fixtures.
         let output = Command::new(bin())
-            .args(["symbols", "--root"])
+            .args(["symbols", "--no-cache", "--root"])
             .arg(&root)
             .arg(path)
             .output()
@@ -246,7 +247,7 @@ fn inventory_agrees_with_rubys_parser() {
     let config = tempfile::NamedTempFile::new().expect("config");
     std::fs::write(config.path(), "include: ['**/*.rb']\nexclude: []\n").expect("write");
     let symbols = Command::new(bin())
-        .args(["symbols", "--format", "json", "--root"])
+        .args(["symbols", "--no-cache", "--format", "json", "--root"])
         .arg(&root)
         .arg("--config")
         .arg(config.path())

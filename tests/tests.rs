@@ -14,6 +14,7 @@ mod synth;
 
 mod analyze;
 mod answers;
+mod cache;
 mod discover;
 mod example;
 mod factories;

@@ -51,6 +51,9 @@ pub struct Options {
     /// Where files, facts and changes come from (the MCP server's warm index; none on the
     /// command line).
     pub cache: super::Cache,
+    /// Keep the facts of files in the facts cache on disk (the command line, unless
+    /// `--no-cache`; a warm index is used instead when `cache` has one).
+    pub facts_cache: bool,
     /// How large the printed answer may be (default: whole).
     pub answer: AnswerSize,
     /// Print only this wave of the plan.
@@ -61,6 +64,29 @@ pub struct Options {
 
 /// Exit code of a stop (red zone with only new code).
 pub const STOP_EXIT: u8 = 3;
+
+/// The facts cache being written on a thread of its own; dropping this waits for it, so
+/// no run ends with the write half done.
+struct Saving(Option<std::thread::JoinHandle<()>>);
+
+impl Saving {
+    fn start(cache: super::Cache, threads: usize) -> Saving {
+        Saving(
+            std::thread::Builder::new()
+                .name("rspec-scout-cache".to_string())
+                .spawn(move || cache.save(threads))
+                .ok(),
+        )
+    }
+}
+
+impl Drop for Saving {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            let _ = handle.join();
+        }
+    }
+}
 
 /// A file to read, with what git says about it.
 #[derive(Debug, Clone)]
@@ -134,6 +160,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
 
     // 2. Read and parse every version once, in parallel.
     let phase = Instant::now();
+    let cache = super::with_facts_cache(config, &project_root, &options.cache, options.facts_cache);
     let parsing = progress.start("parse", candidates.len());
     let sources = read_sources(
         config,
@@ -141,10 +168,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         base.as_ref(),
         mode,
         &candidates,
-        &options.cache,
+        &cache,
         &parsing,
     )?;
     parsing.finish();
+    // The facts cache is written beside the planning, off its path (joined on return).
+    let _saving = Saving::start(cache, config.threads);
     // Planning needs neither: libgit2's index and object caches go too.
     drop(candidates);
     drop(repo);

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::git::{Base, Change, Repo};
+use crate::index::cache::FactsCache;
 use crate::index::walk::{self, Found, Scope, SourceFile};
 use crate::index::{self, FileFacts};
 
@@ -39,19 +40,34 @@ pub trait Warm: Send + Sync {
 }
 
 /// A command's way to a [`Warm`] index: none on the command line (everything is computed),
-/// the session's index in the MCP server.
+/// the session's index in the MCP server; and to the facts cache on disk
+/// ([`index::cache::FactsCache`]), which the command line opens unless `--no-cache`.
 #[derive(Clone, Default)]
-pub struct Cache(Option<Arc<dyn Warm>>);
+pub struct Cache {
+    warm: Option<Arc<dyn Warm>>,
+    disk: Option<Arc<FactsCache>>,
+}
 
 impl Cache {
     /// Answers from `warm`.
     pub fn new(warm: Arc<dyn Warm>) -> Self {
-        Cache(Some(warm))
+        Cache {
+            warm: Some(warm),
+            disk: None,
+        }
+    }
+
+    /// This cache, with facts of files on disk from `disk` when no warm index answers.
+    pub fn with_disk(&self, disk: Arc<FactsCache>) -> Self {
+        Cache {
+            warm: self.warm.clone(),
+            disk: Some(disk),
+        }
     }
 
     /// See [`Warm::files`].
     pub fn files(&self, root: &Path, scope: &Scope, threads: usize) -> Found {
-        match &self.0 {
+        match &self.warm {
             Some(warm) => warm.files(root, scope, threads),
             None => walk::collect_all(root, scope, threads),
         }
@@ -59,11 +75,13 @@ impl Cache {
 
     /// See [`Warm::facts`]. Without a warm index, `digests: false` skips the method
     /// digests (for a file no other version of which is compared); a warm index keeps
-    /// them, as later calls may compare.
+    /// them, as later calls may compare. The facts cache on disk answers what extraction
+    /// would.
     pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
-        match &self.0 {
-            Some(warm) => warm.facts(file, max_size),
-            None => index::index_file_with(
+        match (&self.warm, &self.disk) {
+            (Some(warm), _) => warm.facts(file, max_size),
+            (None, Some(disk)) => disk.facts(file, max_size, digests),
+            (None, None) => index::index_file_with(
                 file,
                 max_size,
                 &index::ExtractOptions {
@@ -76,7 +94,7 @@ impl Cache {
 
     /// See [`Warm::facts_of`].
     pub fn facts_of(&self, rel: &str, bytes: &[u8]) -> FileFacts {
-        match &self.0 {
+        match &self.warm {
             Some(warm) => warm.facts_of(rel, bytes),
             None => index::extract(rel, bytes),
         }
@@ -84,7 +102,7 @@ impl Cache {
 
     /// See [`Warm::changes`].
     pub fn changes(&self, repo: &Repo, base: &Base) -> Result<Vec<Change>> {
-        match &self.0 {
+        match &self.warm {
             Some(warm) => warm.changes(repo, base),
             None => repo.working_tree_changes(base),
         }
@@ -92,16 +110,24 @@ impl Cache {
 
     /// Whether answers come from a warm index (which keeps the whole tree's status itself).
     pub fn is_warm(&self) -> bool {
-        self.0.is_some()
+        self.warm.is_some()
+    }
+
+    /// Writes the facts cache on disk if one is open and this run changed it (see
+    /// [`FactsCache::save`]).
+    pub fn save(&self, threads: usize) {
+        if let Some(disk) = &self.disk {
+            disk.save(threads);
+        }
     }
 }
 
 impl std::fmt::Debug for Cache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Cache(warm)"
-        } else {
-            "Cache(none)"
+        f.write_str(match (&self.warm, &self.disk) {
+            (Some(_), _) => "Cache(warm)",
+            (None, Some(_)) => "Cache(disk)",
+            (None, None) => "Cache(none)",
         })
     }
 }
@@ -109,6 +135,21 @@ impl std::fmt::Debug for Cache {
 /// The answer of a stage that has nothing to do because `analyze` skipped the file
 /// (`test-config`, `skeleton`): `status: skipped`, the metadata file and why (exit 0).
 /// The gems the project's `Gemfile.lock` resolves, sorted (`None` without a lockfile).
+/// The facts cache of `project_root` (in `{metadata_path}/rspec_scout/`), opened when
+/// `on`, added to `cache`.
+pub(crate) fn with_facts_cache(
+    config: &crate::config::Config,
+    project_root: &Path,
+    cache: &Cache,
+    on: bool,
+) -> Cache {
+    if !on || cache.is_warm() {
+        return cache.clone();
+    }
+    let dir = crate::metadata::plan::state_dir(project_root, &config.metadata_path);
+    cache.with_disk(Arc::new(FactsCache::open(project_root, &dir)))
+}
+
 pub(crate) fn project_gems(root: &Path) -> Option<Vec<String>> {
     let text = std::fs::read(root.join("Gemfile.lock")).ok()?;
     Some(crate::analyze::clients::gems_of_lockfile(

@@ -9,9 +9,13 @@ use rayon::prelude::*;
 use crate::index::{self, walk};
 use crate::report::{self, Answer};
 
-/// Indexes the files named by `paths` (folders are walked) and lists their symbols.
-pub fn run(config: &Config, paths: &[PathBuf]) -> Result<Answer> {
-    run_cached(config, paths, &super::Cache::default())
+/// Indexes the files named by `paths` (folders are walked) and lists their symbols, with
+/// the facts cache on disk unless `no_cache`.
+pub fn run(config: &Config, paths: &[PathBuf], no_cache: bool) -> Result<Answer> {
+    let cache = super::with_facts_cache(config, &config.root, &super::Cache::default(), !no_cache);
+    let answer = run_cached(config, paths, &cache);
+    cache.save(config.threads);
+    answer
 }
 
 /// [`run`] with the facts of each file from `cache`.

@@ -349,6 +349,7 @@ impl Server {
                     wave: None,
                     file: Vec::new(),
                     cache: self.cache.clone(),
+                    facts_cache: false,
                 };
                 let answer = answer_json(app::discover::run(&config, &options))?;
                 Ok(self.first_page(name, answer, narrow, page::ListOf::Discover))

@@ -500,7 +500,10 @@ end
                 "app/services/billing/payments/charge_service.rb",
                 SERVICE.as_bytes().to_vec(),
             ),
-            ("app/models/concerns/payable.rb", CONCERN.as_bytes().to_vec()),
+            (
+                "app/models/concerns/payable.rb",
+                CONCERN.as_bytes().to_vec(),
+            ),
             ("lib/broken.rb", BROKEN.to_vec()),
             ("empty.rb", Vec::new()),
         ]
@@ -547,7 +550,11 @@ end
         let mut bytes = Vec::new();
         encode(&facts, &mut bytes);
         for cut in 0..bytes.len() {
-            assert_eq!(decode(path, bytes.get(..cut).unwrap()), None, "cut at {cut}");
+            assert_eq!(
+                decode(path, bytes.get(..cut).unwrap()),
+                None,
+                "cut at {cut}"
+            );
         }
         let mut longer = bytes.clone();
         longer.push(0);

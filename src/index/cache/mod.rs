@@ -31,9 +31,9 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
-use super::stamp::{nanos_since_epoch, Stamp};
 #[cfg(doc)]
 use super::stamp::RACY;
+use super::stamp::{nanos_since_epoch, Stamp};
 use super::walk::SourceFile;
 use super::{ExtractOptions, FileFacts};
 

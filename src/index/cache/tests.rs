@@ -113,7 +113,10 @@ fn an_edited_file_is_parsed_again() {
     assert_eq!((counters.hits, counters.parsed), (1, 1));
     assert!(written);
     assert_eq!(facts.first(), Some(&p.cold("app/models/order.rb", true)));
-    assert_eq!(facts.first().unwrap().methods.first().unwrap().name, "totel");
+    assert_eq!(
+        facts.first().unwrap().methods.first().unwrap().name,
+        "totel"
+    );
 }
 
 #[test]
@@ -133,7 +136,10 @@ fn a_racy_entry_is_verified_by_its_digest_and_a_same_stamp_edit_is_seen() {
     assert_eq!(facts, vec![p.cold(rel, true)]);
     // Unchanged and still racy: read and digested, not parsed.
     let (again, counters, _) = p.run(&[rel], true);
-    assert_eq!((counters.hits, counters.verified, counters.parsed), (0, 1, 0));
+    assert_eq!(
+        (counters.hits, counters.verified, counters.parsed),
+        (0, 1, 0)
+    );
     assert_eq!(again, facts);
 }
 
@@ -223,7 +229,10 @@ fn a_bad_cache_file_is_ignored_and_made_again() {
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
         ("truncated header", good.get(..10).unwrap().to_vec()),
-        ("truncated payload", good.get(..good.len() - 7).unwrap().to_vec()),
+        (
+            "truncated payload",
+            good.get(..good.len() - 7).unwrap().to_vec(),
+        ),
         ("one byte more", [good.as_slice(), b"x"].concat()),
         ("flipped byte in the payload", flip(good.len() - 20)),
         ("flipped checksum", flip(identity_at + identity().len() + 9)),

@@ -1,0 +1,302 @@
+//! The facts cache (`{metadata_path}/rspec_scout/facts.bin`): a warm run answers what a
+//! cold run answers, byte for byte, whatever happened to the tree or to the cache file.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::robustness::{is_root, open_to_everyone, run_unprivileged, set_mode};
+use crate::util::*;
+
+const CACHE: &str = "tmp/rspec_scout/facts.bin";
+
+/// The Rails fixture on a feature branch: one model changed and committed, one service
+/// added, one edit in the working tree only.
+fn app() -> Project {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    p.git(&["checkout", "-q", "-b", "feature"]);
+    p.edit(
+        "app/models/order.rb",
+        "  class InvalidState < StandardError; end",
+        "  def cancel!\n    return false if shipped?\n\n    update!(state: :cancelled)\n  end\n\n  class InvalidState < StandardError; end",
+    );
+    p.commit_all("order can be cancelled");
+    p.write(
+        "app/services/refunds/partial_refund.rb",
+        "module Refunds\n  class PartialRefund\n    def initialize(payment, cents)\n      @payment = payment\n      @cents = cents\n    end\n\n    def call\n      raise ArgumentError, \"too much\" if @cents > @payment.amount_cents\n\n      Payment.transaction { @payment.refund!(@cents) }\n    end\n  end\nend\n",
+    );
+    p
+}
+
+/// Every Ruby file an hour old: out of the racy window, so a warm run reads none of them.
+fn age_sources(dir: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != ".git" {
+                age_sources(&path);
+            }
+        } else if path.extension().is_some_and(|e| e == "rb") {
+            set_mtime(&path, old);
+        }
+    }
+}
+
+fn set_mtime(path: &Path, time: SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+fn mtime(path: &Path) -> SystemTime {
+    std::fs::metadata(path).unwrap().modified().unwrap()
+}
+
+/// The commands that index, each as a cold run would answer it.
+const COMMANDS: &[&[&str]] = &[
+    &["discover", "--all", "--no-metadata"],
+    &["discover", "--all", "--no-metadata", "--answer", "full"],
+    &["discover", "--no-metadata", "--answer", "full"],
+    &["discover", "--all", "--no-metadata", "--format", "json"],
+    &["discover", "app/models", "--no-metadata"],
+    &["symbols", "app", "lib"],
+];
+
+fn with(args: &[&str], extra: &str) -> Vec<String> {
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    all.push(extra.to_string());
+    all
+}
+
+fn run(p: &Project, args: &[String]) -> Run {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    p.run(&args)
+}
+
+/// Each command's answer without the cache, then with it (made, then warm): the same.
+fn assert_warm_is_cold(p: &Project, what: &str) {
+    for args in COMMANDS {
+        let cold = run(p, &with(args, "--no-cache"));
+        assert!(
+            cold.code == 0 || cold.code == 2,
+            "{what}: {args:?}: {}",
+            cold.stderr
+        );
+        for round in ["first", "warm"] {
+            let warm = p.run(args);
+            assert_eq!(warm.code, cold.code, "{what}, {round} run: {args:?}");
+            assert_eq!(warm.stdout, cold.stdout, "{what}, {round} run: {args:?}");
+        }
+    }
+}
+
+#[test]
+fn warm_runs_answer_what_cold_runs_answer() {
+    let p = app();
+    age_sources(p.root());
+    assert!(!p.exists(CACHE));
+    assert_warm_is_cold(&p, "aged sources");
+    assert!(p.exists(CACHE));
+    // Nothing changed: the cache is not written again.
+    let before = mtime(&p.root().join(CACHE));
+    std::thread::sleep(Duration::from_millis(20));
+    p.run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0);
+    assert_eq!(
+        mtime(&p.root().join(CACHE)),
+        before,
+        "written with nothing changed"
+    );
+    // Sources modified just now (inside the racy window) are read and digested.
+    p.edit("app/models/user.rb", "def full_name", "def display_name");
+    assert_warm_is_cold(&p, "a fresh edit");
+    // The metadata-writing run answers the same too.
+    let cold = p.run(&["discover", "--no-cache"]).expect_code(0).stdout;
+    assert_eq!(p.run(&["discover"]).expect_code(0).stdout, cold);
+    assert_eq!(p.run(&["discover"]).expect_code(0).stdout, cold);
+}
+
+#[test]
+fn an_edit_that_keeps_size_and_mtime_is_seen_inside_the_racy_window() {
+    let p = app();
+    let rel = "app/models/order.rb";
+    let path = p.root().join(rel);
+    // Modified just before the run that records it: inside the racy window.
+    set_mtime(&path, SystemTime::now());
+    p.run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0);
+    let stamp = mtime(&path);
+    // `total_cents` becomes `total_dimes`: same size, same inode, same mtime.
+    p.edit(rel, "def total_cents", "def total_dimes");
+    set_mtime(&path, stamp);
+    let full = ["discover", "--all", "--no-metadata", "--answer", "full"];
+    let warm = p.run(&full).expect_code(0).stdout;
+    assert!(warm.contains("Order#total_dimes"), "{warm}");
+    assert!(!warm.contains("Order#total_cents"), "{warm}");
+    let cold = p
+        .run(&[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--no-cache",
+        ])
+        .expect_code(0)
+        .stdout;
+    assert_eq!(warm, cold);
+}
+
+#[test]
+fn a_deleted_file_is_gone_from_the_answer_and_from_the_cache() {
+    let p = app();
+    age_sources(p.root());
+    p.run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0);
+    let cache = std::fs::read(p.root().join(CACHE)).unwrap();
+    let name = b"app/mailers/payment_mailer.rb";
+    assert!(cache.windows(name.len()).any(|w| w == name));
+    p.remove("app/mailers/payment_mailer.rb");
+    let warm = p
+        .run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0)
+        .stdout;
+    let cold = p
+        .run(&["discover", "--all", "--no-metadata", "--no-cache"])
+        .expect_code(0)
+        .stdout;
+    assert_eq!(warm, cold);
+    let cache = std::fs::read(p.root().join(CACHE)).unwrap();
+    assert!(!cache.windows(name.len()).any(|w| w == name), "not pruned");
+}
+
+#[test]
+fn a_bad_cache_file_is_ignored_and_made_again() {
+    let p = app();
+    age_sources(p.root());
+    let args = ["discover", "--all", "--no-metadata"];
+    let cold = p.run(&args).expect_code(0).stdout;
+    let good = std::fs::read(p.root().join(CACHE)).unwrap();
+    let flip = |at: usize| {
+        let mut bad = good.clone();
+        bad[at] ^= 0x20;
+        bad
+    };
+    // Another build: a byte of its identity differs.
+    let mut foreign = good.clone();
+    let at = good.windows(6).position(|w| w == b"facts ").unwrap() + 6;
+    foreign[at] = if foreign[at] == b'0' { b'1' } else { b'0' };
+    // Hand-edited: a method renamed in place.
+    let mut edited = good.clone();
+    let at = good.windows(8).rposition(|w| w == b"refund!\n").unwrap();
+    edited[at] = b'R';
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("one byte short", good[..good.len() - 1].to_vec()),
+        ("a flipped byte", flip(good.len() / 2)),
+        ("another build", foreign),
+        ("hand-edited", edited),
+        ("not a cache file", b"--- {}\n".to_vec()),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(p.root().join(CACHE), &bytes).unwrap();
+        assert_eq!(p.run(&args).expect_code(0).stdout, cold, "{what}");
+        let again = std::fs::read(p.root().join(CACHE)).unwrap();
+        assert_eq!(again.len(), good.len(), "{what}: not made again");
+        assert_eq!(&again[..8], b"RSSFACTS", "{what}");
+    }
+    // A folder where the file should be: the answer stands, nothing is written.
+    std::fs::remove_file(p.root().join(CACHE)).unwrap();
+    std::fs::create_dir(p.root().join(CACHE)).unwrap();
+    assert_eq!(p.run(&args).expect_code(0).stdout, cold, "a folder");
+}
+
+#[test]
+fn no_cache_neither_reads_nor_writes_the_cache() {
+    let p = app();
+    age_sources(p.root());
+    p.run(&["symbols", "app", "--no-cache"]).expect_code(0);
+    p.run(&["discover", "--all", "--no-metadata", "--no-cache"])
+        .expect_code(0);
+    assert!(!p.exists(CACHE), "written with --no-cache");
+    // A cache that would answer old facts: the edit keeps size and mtime of a file made
+    // long before the cache (git's racy-clean rule trusts such a stamp).
+    p.run(&["discover", "--all", "--no-metadata"])
+        .expect_code(0);
+    let cache = std::fs::read(p.root().join(CACHE)).unwrap();
+    let rel = "app/models/order.rb";
+    let path = p.root().join(rel);
+    let stamp = mtime(&path);
+    p.edit(rel, "def total_cents", "def total_dimes");
+    set_mtime(&path, stamp);
+    let answer = p
+        .run(&[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--no-cache",
+        ])
+        .expect_code(0)
+        .stdout;
+    assert!(answer.contains("Order#total_dimes"), "read the cache");
+    let symbols = p
+        .run(&["symbols", "app/models", "--no-cache"])
+        .expect_code(0)
+        .stdout;
+    assert!(symbols.contains("total_dimes"), "read the cache");
+    assert_eq!(std::fs::read(p.root().join(CACHE)).unwrap(), cache);
+}
+
+#[test]
+fn a_metadata_folder_linked_out_of_the_root_gets_no_cache() {
+    let p = app();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(p.root().join("tmp")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), p.root().join("tmp/rspec_scout")).unwrap();
+    let args = ["discover", "--all", "--no-metadata"];
+    let warm = p.run(&args).expect_code(0).stdout;
+    let cold = p
+        .run(&["discover", "--all", "--no-metadata", "--no-cache"])
+        .expect_code(0)
+        .stdout;
+    assert_eq!(warm, cold);
+    p.run(&["symbols", "app"]).expect_code(0);
+    let written: Vec<PathBuf> = std::fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(written.is_empty(), "written outside the root: {written:?}");
+}
+
+#[test]
+fn a_read_only_metadata_folder_leaves_the_answer_alone() {
+    // Not a git repository: git refuses a repository another user owns.
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    open_to_everyone(p.root());
+    let args = ["discover", "--all", "--no-metadata"];
+    std::fs::create_dir_all(p.root().join("tmp/rspec_scout")).unwrap();
+    set_mode(&p.root().join("tmp/rspec_scout"), 0o555);
+    let Some(cold) = run_unprivileged(&p, &["discover", "--all", "--no-metadata", "--no-cache"])
+    else {
+        eprintln!("running as root without setpriv: the folder's mode is not checked");
+        return;
+    };
+    let cold = cold.expect_code(0).stdout;
+    let run = run_unprivileged(&p, &args).unwrap().expect_code(0);
+    assert_eq!(run.stdout, cold);
+    assert!(!run.stderr.contains("facts.bin"), "{}", run.stderr);
+    if is_root() {
+        // Unprivileged through setpriv: the folder's mode applied.
+        assert!(!p.exists(CACHE));
+    }
+    set_mode(&p.root().join("tmp/rspec_scout"), 0o755);
+}
