@@ -259,5 +259,73 @@ fn bench_branch(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_all, bench_branch);
+/// `discover --all` with the facts cache (`tmp/rspec_scout/facts.bin`): made from nothing
+/// (each run starts without the file: the cold run's cost with the cache's write) and warm
+/// (nothing changed since the last run), with prism's read + parse of the same files as
+/// the yardstick. The cache file is removed at the end.
+fn bench_warm(c: &mut Criterion) {
+    let mut group = c.benchmark_group("discover-all-cache");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .measurement_time(Duration::from_secs(10))
+        .warm_up_time(Duration::from_secs(1));
+    let mut summary = Vec::new();
+    for (name, root) in targets(&[10_000, 50_000]) {
+        let (files, bytes) = common::files_of(&root);
+        group.throughput(Throughput::Bytes(bytes));
+        let config = config(&root, 2);
+        let cached = Options {
+            facts_cache: true,
+            ..options(true)
+        };
+        let cache_file = root.join("tmp/rspec_scout/facts.bin");
+        let run = |options: &Options| {
+            let answer = discover::run(&config, options).expect("discover");
+            let mut out = Count(0);
+            answer.write(Format::Yaml, &mut out).expect("write");
+            out.0
+        };
+        let cold = Recorder::default();
+        group.bench_function(BenchmarkId::new(name.clone(), "cold-with-cache"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let _ = std::fs::remove_file(&cache_file);
+                    total += cold.time(1, || run(&cached));
+                }
+                total
+            })
+        });
+        // Files older than the racy window: made once more, then answered from stamps.
+        run(&cached);
+        let warm = Recorder::default();
+        group.bench_function(BenchmarkId::new(name.clone(), "warm"), |b| {
+            b.iter_custom(|iters| warm.time(iters, || run(&cached)))
+        });
+        let prism = Recorder::default();
+        group.bench_function(BenchmarkId::new(name.clone(), "prism-read-parse"), |b| {
+            b.iter_custom(|iters| prism.time(iters, || prism_alone(&files, 2)))
+        });
+        let _ = std::fs::remove_file(&cache_file);
+        let (c, w, p) = (cold.median(), warm.median(), prism.median());
+        if c.is_zero() || w.is_zero() || p.is_zero() {
+            continue;
+        }
+        summary.push(format!(
+            "discover --all {name}, 2 threads: cold with cache {} ({:.2}x prism), warm {} ({:.2}x prism; target <= 0.3x), prism {}",
+            ms(c),
+            c.as_secs_f64() / p.as_secs_f64(),
+            ms(w),
+            w.as_secs_f64() / p.as_secs_f64(),
+            ms(p)
+        ));
+    }
+    group.finish();
+    for line in summary {
+        eprintln!("{line}");
+    }
+}
+
+criterion_group!(benches, bench_all, bench_branch, bench_warm);
 criterion_main!(benches);

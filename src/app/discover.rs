@@ -71,6 +71,9 @@ struct Saving(Option<std::thread::JoinHandle<()>>);
 
 impl Saving {
     fn start(cache: super::Cache, threads: usize) -> Saving {
+        if !cache.has_disk() {
+            return Saving(None);
+        }
         Saving(
             std::thread::Builder::new()
                 .name("rspec-scout-cache".to_string())

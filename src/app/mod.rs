@@ -113,6 +113,11 @@ impl Cache {
         self.warm.is_some()
     }
 
+    /// Whether a facts cache on disk is open.
+    pub fn has_disk(&self) -> bool {
+        self.disk.is_some()
+    }
+
     /// Writes the facts cache on disk if one is open and this run changed it (see
     /// [`FactsCache::save`]).
     pub fn save(&self, threads: usize) {

@@ -379,6 +379,17 @@ fn same_shape_needed(value: &Value) -> bool {
 
 /// Writes bytes atomically (see [`write_atomic`]).
 pub fn write_text_atomic(target: &Target, bytes: &[u8]) -> Result<()> {
+    write_bytes_atomic(target, bytes, true)
+}
+
+/// Writes a cache file atomically, without waiting for the disk (no `fsync`): a crash may
+/// leave the old file, the new one, or one cut short, which is why only a file its reader
+/// checks whole (the facts cache's length and checksum) is written this way.
+pub fn write_cache_atomic(target: &Target, bytes: &[u8]) -> Result<()> {
+    write_bytes_atomic(target, bytes, false)
+}
+
+fn write_bytes_atomic(target: &Target, bytes: &[u8], sync: bool) -> Result<()> {
     let path = target.path();
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| write_failed(dir, &e))?;
@@ -386,7 +397,9 @@ pub fn write_text_atomic(target: &Target, bytes: &[u8]) -> Result<()> {
     let result = (|| {
         let mut file = create_new(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         pause_before_rename();
         std::fs::rename(&tmp, path)
     })();

@@ -13,7 +13,8 @@
 //!   build's method digest of a probe text); anything else, a bad checksum, a truncated or
 //!   hand-edited file is ignored whole and the cache made again.
 //! - **Load and save**: one read at the start; entries are decoded only when asked for.
-//!   Written atomically (temp file and rename, through the guard) when something changed;
+//!   Written atomically (temp file and rename, through the guard; no `fsync`, as a file cut
+//!   short by a crash fails its check) when something changed;
 //!   a write that fails or is refused leaves the answer as it is (the cache is only not
 //!   written). Entries of files that are gone are dropped when the run looked at most of
 //!   the cache; [`MAX_ENTRIES`] and [`MAX_BYTES`] bound it.
@@ -279,7 +280,7 @@ impl FactsCache {
         let Ok(target) = folder.file(FILE_NAME) else {
             return false;
         };
-        crate::metadata::write_text_atomic(&target, &bytes).is_ok()
+        crate::metadata::write_cache_atomic(&target, &bytes).is_ok()
     }
 
     fn put(&self, rel: &str, what: Use) {
