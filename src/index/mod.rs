@@ -64,6 +64,12 @@ pub fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 
 /// Reads a file, refusing ones larger than `max_size`. Errors are a one-line reason.
 pub fn read_source(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
+    read_source_stamped(path, max_size).map(|(bytes, _)| bytes)
+}
+
+/// [`read_source`], with the file's [`stamp::Stamp`] as measured through the open file
+/// before it was read (a write after that changes the stamp).
+pub fn read_source_stamped(path: &Path, max_size: u64) -> Result<(Vec<u8>, stamp::Stamp), String> {
     use std::io::Read;
     let mut file = open_source(path)?;
     // Measured through the open file: the path is looked up once.
@@ -106,7 +112,7 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<Vec<u8>, String> {
         }
     }
     bytes.truncate(filled);
-    Ok(bytes)
+    Ok((bytes, stamp::Stamp::from_meta(&meta)))
 }
 
 /// Opens `path` for reading without waiting: a FIFO with no writer would block `open`

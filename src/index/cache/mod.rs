@@ -156,30 +156,30 @@ impl FactsCache {
             digests,
             ..ExtractOptions::default()
         };
-        // The stamp is taken before the file is read: a write after it changes the stamp
-        // the next run sees.
-        let stamp = match std::fs::metadata(&file.path) {
-            Ok(meta) if meta.is_file() && meta.len() <= max_size => Stamp::from_meta(&meta),
-            _ => {
-                self.put(&file.rel, Use::Dropped);
-                return super::index_file_with(file, max_size, &options);
-            }
-        };
         let old = self
             .entries
             .get(&file.rel)
             .filter(|e| e.digests || !digests);
         if let Some(entry) = old {
-            if entry.stamp == stamp && !entry.stamp.racy_ns(entry.made_ns) {
-                if let Some(facts) = self.decode(&file.rel, &entry.blob) {
-                    self.put(&file.rel, Use::Kept);
-                    lock(&self.counters).hits += 1;
-                    return facts;
+            // A file the cache knows is measured first: unchanged, it is not opened.
+            match std::fs::metadata(&file.path) {
+                Ok(meta) if meta.is_file() && meta.len() <= max_size => {
+                    let stamp = Stamp::from_meta(&meta);
+                    if entry.stamp == stamp && !entry.stamp.racy_ns(entry.made_ns) {
+                        if let Some(facts) = self.decode(&file.rel, &entry.blob) {
+                            self.put(&file.rel, Use::Kept);
+                            lock(&self.counters).hits += 1;
+                            return facts;
+                        }
+                    }
                 }
+                _ => {}
             }
         }
-        let bytes = match super::read_source(&file.path, max_size) {
-            Ok(bytes) => bytes,
+        // The stamp is taken through the open file before it is read: a write after it
+        // changes the stamp the next run sees.
+        let (bytes, stamp) = match super::read_source_stamped(&file.path, max_size) {
+            Ok(read) => read,
             Err(reason) => {
                 self.put(&file.rel, Use::Dropped);
                 return super::unread(&file.rel, reason);
