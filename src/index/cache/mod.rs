@@ -203,6 +203,8 @@ impl FactsCache {
         let facts = super::extract_with(&file.rel, &bytes, &options);
         let mut blob = Vec::new();
         codec::encode(&facts, &mut blob);
+        // Held until the cache is written: no room to spare.
+        blob.shrink_to_fit();
         self.put(
             &file.rel,
             Use::Put(Entry {
@@ -303,20 +305,34 @@ impl FactsCache {
 
     /// The whole file: header, then the entries.
     fn encode(&self, entries: &[(&str, &Entry)]) -> Vec<u8> {
-        let mut payload = Vec::new();
-        let mut w = codec::Writer(&mut payload);
+        // At most this much besides the path and the facts: three varints, two times, the
+        // digest and a flag.
+        const PER_ENTRY: usize = 3 * 10 + 3 + 2 * 16 + 32 + 1;
         let mut total = 0usize;
         let mut written = Vec::with_capacity(entries.len());
         for &(rel, entry) in entries {
             let Some(blob) = self.blob(&entry.blob) else {
                 continue;
             };
-            total = total.saturating_add(blob.len() + rel.len() + 64);
-            if total > MAX_BYTES {
+            let size = blob.len() + rel.len() + PER_ENTRY;
+            if total.saturating_add(size) > MAX_BYTES {
                 break;
             }
+            total += size;
             written.push((rel, entry, blob));
         }
+        // One buffer of its final size (the entries are written in place, after a header
+        // whose length and checksum are filled in at the end): the facts are not copied
+        // twice, nor held twice while a growing buffer moves.
+        let identity = identity();
+        let mut out = Vec::with_capacity(total + identity.len() + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        codec::Writer(&mut out).str(&identity);
+        let sums_at = out.len();
+        out.extend_from_slice(&[0u8; 16]);
+        let payload_at = out.len();
+        let mut w = codec::Writer(&mut out);
         w.len(written.len());
         for (rel, entry, blob) in written {
             w.str(rel);
@@ -329,13 +345,14 @@ impl FactsCache {
             w.len(blob.len());
             w.0.extend_from_slice(blob);
         }
-        let mut out = Vec::with_capacity(payload.len() + 64);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT.to_le_bytes());
-        codec::Writer(&mut out).str(&identity());
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&checksum(&payload).to_le_bytes());
-        out.extend_from_slice(&payload);
+        let payload = out.get(payload_at..).unwrap_or_default();
+        let mut sums = [0u8; 16];
+        let (len, sum) = sums.split_at_mut(8);
+        len.copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        sum.copy_from_slice(&checksum(payload).to_le_bytes());
+        if let Some(slot) = out.get_mut(sums_at..payload_at) {
+            slot.copy_from_slice(&sums);
+        }
         out
     }
 }
