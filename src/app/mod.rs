@@ -122,7 +122,11 @@ impl Cache {
     /// [`FactsCache::save`]).
     pub fn save(&self, threads: usize) {
         if let Some(disk) = &self.disk {
-            disk.save(threads);
+            // The write is the metadata layer's (atomic, no fsync: the reader checks the
+            // file whole); the index only says what to write.
+            disk.save(threads, &|target, bytes| {
+                crate::metadata::write_cache_atomic(target, bytes).is_ok()
+            });
         }
     }
 }

@@ -221,7 +221,11 @@ impl FactsCache {
 
     /// Writes the cache when this run changed it. A write that fails or that the guard
     /// refuses is not an error of the command: the cache is only not written.
-    pub fn save(&self, threads: usize) -> bool {
+    pub fn save(
+        &self,
+        threads: usize,
+        write: &dyn Fn(&crate::guard::Target, &[u8]) -> bool,
+    ) -> bool {
         let uses = std::mem::take(&mut *lock(&self.uses));
         let mut changed = uses.values().any(|u| !matches!(u, Use::Kept));
         // Entries this run did not look at: kept, unless the run looked at most of the
@@ -282,7 +286,7 @@ impl FactsCache {
         let Ok(target) = folder.file(FILE_NAME) else {
             return false;
         };
-        crate::metadata::write_cache_atomic(&target, &bytes).is_ok()
+        write(&target, &bytes)
     }
 
     fn put(&self, rel: &str, what: Use) {

@@ -49,7 +49,9 @@ impl Project {
             .iter()
             .map(|rel| cache.facts(&self.file(rel), 1 << 20, digests))
             .collect();
-        let written = cache.save(1);
+        let written = cache.save(1, &|target, bytes| {
+            crate::metadata::write_cache_atomic(target, bytes).is_ok()
+        });
         (facts, cache.counters(), written)
     }
 
