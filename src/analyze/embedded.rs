@@ -43,17 +43,9 @@ impl Walker<'_> {
         let (cond, then, els) = branches(first, line)?;
         let then_stmt = substitute(stmt, &then);
         let else_stmt = substitute(stmt, &els);
-        Some(Node::If(Box::new(If {
-            cond,
-            then: then_stmt,
-            els: Some(else_stmt),
-            unless: false,
-            modifier: false,
-            ternary: true,
-            elsif: false,
-            lines: (line, line),
-            cond_line: line,
-        })))
+        Some(Node::If(Box::new(If::ternary(
+            cond, then_stmt, else_stmt, line,
+        ))))
     }
 }
 

@@ -472,17 +472,7 @@ impl<'a> Walker<'a> {
                             safe_nav: false,
                             line,
                         }));
-                        let synthetic = If {
-                            cond: present,
-                            then: (**a).clone(),
-                            els: Some((**b).clone()),
-                            unless: false,
-                            modifier: false,
-                            ternary: true,
-                            elsif: false,
-                            lines: (line, line),
-                            cond_line: line,
-                        };
+                        let synthetic = If::ternary(present, (**a).clone(), (**b).clone(), line);
                         return self.branch(&synthetic, &[], at, tail);
                     }
                 }
@@ -491,17 +481,8 @@ impl<'a> Walker<'a> {
                         // `!running? && @job.destroy`: the action when the condition holds,
                         // else the condition's false.
                         let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
-                        let synthetic = If {
-                            cond: (**a).clone(),
-                            then: (**b).clone(),
-                            els: Some(Node::False),
-                            unless: false,
-                            modifier: false,
-                            ternary: true,
-                            elsif: false,
-                            lines: (line, line),
-                            cond_line: line,
-                        };
+                        let synthetic =
+                            If::ternary((**a).clone(), (**b).clone(), Node::False, line);
                         return self.branch(&synthetic, &[], at, tail);
                     }
                 }
@@ -509,17 +490,7 @@ impl<'a> Walker<'a> {
                     // `def refundable?; completed? && recent?; end` is
                     // `if completed? && recent? then true else false end`.
                     let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
-                    let synthetic = If {
-                        cond: stmt.clone(),
-                        then: Node::True,
-                        els: Some(Node::False),
-                        unless: false,
-                        modifier: false,
-                        ternary: true,
-                        elsif: false,
-                        lines: (line, line),
-                        cond_line: line,
-                    };
+                    let synthetic = If::ternary(stmt.clone(), Node::True, Node::False, line);
                     return self.branch(&synthetic, &[], at, tail);
                 }
                 let outcome = self.outcome_of(stmt, tail);

@@ -142,6 +142,24 @@ pub struct If {
     pub cond_line: u32,
 }
 
+impl If {
+    /// `cond ? then : els` on one line: the form the analyzer rewrites a value-deciding
+    /// expression into (`a && b`, `x = y if c`, `a || b || default`).
+    pub fn ternary(cond: Node, then: Node, els: Node, line: u32) -> If {
+        If {
+            cond,
+            then,
+            els: Some(els),
+            unless: false,
+            modifier: false,
+            ternary: true,
+            elsif: false,
+            lines: (line, line),
+            cond_line: line,
+        }
+    }
+}
+
 /// A `case`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -766,7 +784,6 @@ impl Converter<'_> {
 
     /// `case ... when`.
     fn case_node(&mut self, n: &ruby_prism::CaseNode<'_>) -> Node {
-        let loc = n.location();
         let whens = n
             .conditions()
             .iter()
@@ -777,37 +794,39 @@ impl Converter<'_> {
                 line: self.line(&w.location()),
             })
             .collect();
-        Node::Case(Box::new(Case {
-            subject: self.opt(n.predicate()),
-            whens,
-            els: n.else_clause().map(|e| self.statements(e.statements())),
-            pattern: false,
-            lines: (self.line(&loc), self.end_line(&loc)),
-        }))
+        self.case(n.predicate(), whens, n.else_clause(), false, &n.location())
     }
 
     /// `case ... in` (pattern matching): each `in` is a `When` with its pattern.
     fn case_match_node(&mut self, n: &ruby_prism::CaseMatchNode<'_>) -> Node {
-        let loc = n.location();
         let whens = n
             .conditions()
             .iter()
             .filter_map(|w| w.as_in_node())
-            .map(|w| {
-                let pattern = w.pattern();
-                When {
-                    conds: vec![self.pattern(&pattern)],
-                    body: self.statements(w.statements()),
-                    line: self.line(&w.location()),
-                }
+            .map(|w| When {
+                conds: vec![self.pattern(&w.pattern())],
+                body: self.statements(w.statements()),
+                line: self.line(&w.location()),
             })
             .collect();
+        self.case(n.predicate(), whens, n.else_clause(), true, &n.location())
+    }
+
+    /// A `Case` from either form's parts.
+    fn case(
+        &mut self,
+        subject: Option<P<'_>>,
+        whens: Vec<When>,
+        els: Option<ruby_prism::ElseNode<'_>>,
+        pattern: bool,
+        loc: &ruby_prism::Location<'_>,
+    ) -> Node {
         Node::Case(Box::new(Case {
-            subject: self.opt(n.predicate()),
+            subject: self.opt(subject),
             whens,
-            els: n.else_clause().map(|e| self.statements(e.statements())),
-            pattern: true,
-            lines: (self.line(&loc), self.end_line(&loc)),
+            els: els.map(|e| self.statements(e.statements())),
+            pattern,
+            lines: (self.line(loc), self.end_line(loc)),
         }))
     }
 
