@@ -1,6 +1,6 @@
 //! Ruby's iterating calls, as the walk over a method body needs them: which calls run their
 //! block once per element (`each`, `map`, `find_each`, `times`), which of them keep the
-//! block's value (`map`) and which throw it away (`each`). A leaf: the walk (`flow.rs`) and
+//! block's value (`map`) and which throw it away (`each`). A leaf: the walk (`flow/`) and
 //! its block handling (`blocks.rs`) both read it, neither through the other.
 
 /// The name under which a `map` block's last value is kept, said `each element mapped to`.

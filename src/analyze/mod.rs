@@ -12,30 +12,20 @@
 //! Rules the contract marks \[J\] get one documented, deterministic answer; each use lowers
 //! the method's `confidence` and is named in its `notes`.
 
-mod blocks;
-mod branch;
-mod case;
 pub mod clients;
 pub mod condition;
 pub mod controller;
 mod db_writes;
-mod embedded;
 pub mod factories;
 pub mod flow;
 pub mod grammar;
-mod guard;
-mod inline;
 mod iteration;
-mod loops;
 pub mod model;
 pub mod outcome;
 pub mod phrase;
-mod ranges;
-mod rescue;
 pub mod rules;
 pub mod setup;
 pub mod side_effects;
-pub mod spaceship;
 pub mod types;
 pub mod via;
 

@@ -8,7 +8,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
     /// J01. The method nests more conditions than the walker follows
-    /// ([`super::flow::MAX_WALK_DEPTH`]); the rest of it reads as its last statement. Real
+    /// (`flow::MAX_WALK_DEPTH`); the rest of it reads as its last statement. Real
     /// methods never get there; generated code can.
     NestingLimit,
     /// J02. A behavior's text was written from the code it ends with rather than from a

@@ -15,7 +15,7 @@
 
 use crate::index::body::{Call, If, Node};
 
-use super::flow::Walker;
+use super::Walker;
 
 /// The most conditionals inside one statement that are split out.
 pub const MAX_SPLITS: usize = 3;

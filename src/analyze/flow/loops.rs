@@ -10,8 +10,8 @@
 
 use crate::index::body::Node;
 
-use super::flow::{statements, At, End, Walker};
-use super::rules::Rule;
+use super::{statements, At, End, Walker};
+use crate::analyze::rules::Rule;
 
 const ITERATORS: &[&str] = &[
     "each",
@@ -41,7 +41,7 @@ impl Walker<'_> {
         };
         let guard = statements(body).into_iter().find_map(|s| match s {
             Node::If(i) if i.els.is_none() => {
-                let exit = super::outcome::always_exits(&i.then, &self.cx.text)?;
+                let exit = crate::analyze::outcome::always_exits(&i.then, &self.cx.text)?;
                 // `next`/`break` only leave the block.
                 let leaves_method = matches!(statements(&i.then).last(), Some(Node::Return { .. }))
                     || exit.description.starts_with("raises")

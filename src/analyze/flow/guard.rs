@@ -13,22 +13,16 @@
 
 use crate::index::body::{If, Node};
 
-use super::flow::{End, Walker};
-use super::rules::Rule;
+use super::{End, Walker};
+use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
     /// Handles `node` as a guard clause if it is one.
-    pub fn guard(
-        &mut self,
-        node: &If,
-        rest: &[Node],
-        at: super::flow::At,
-        tail: bool,
-    ) -> Option<End> {
+    pub fn guard(&mut self, node: &If, rest: &[Node], at: super::At, tail: bool) -> Option<End> {
         if node.els.is_some() {
             return None;
         }
-        let exit = super::outcome::always_exits(&node.then, &self.cx.text)?;
+        let exit = crate::analyze::outcome::always_exits(&node.then, &self.cx.text)?;
         let exit = self.rescued(&node.then).unwrap_or(exit);
         if memoized(node) {
             // `return @document if @document`: memoization, which no spec sets up as a
@@ -53,7 +47,7 @@ impl Walker<'_> {
         // `create unless subscribed; redirect_to entry` as the exiting branch: what it
         // decides before it leaves is walked under the exiting value, every path of it
         // ending the method.
-        let body = super::flow::statements(&node.then);
+        let body = super::statements(&node.then);
         let decides_first = body.split_last().is_some_and(|(_, before)| {
             before
                 .iter()
@@ -114,7 +108,7 @@ fn implication(cond: &Node, exits_when_truthy: bool) -> Option<(Node, Node)> {
 pub(crate) fn memoized(node: &If) -> bool {
     let Some(Node::Return {
         value: Some(value), ..
-    }) = super::flow::statements(&node.then).last().cloned()
+    }) = super::statements(&node.then).last().cloned()
     else {
         return false;
     };

@@ -20,8 +20,8 @@
 
 use crate::index::body::{If, Node};
 
-use super::flow::{statements, Walker};
-use super::rules::Rule;
+use super::{statements, Walker};
+use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it calls a private method whose body
@@ -91,7 +91,7 @@ impl Walker<'_> {
             {
                 if matches!(value.as_ref(), Node::Call(c) if called(c)) {
                     if let Some(last) = inlined.pop() {
-                        inlined.push(super::flow::wrap_assigns(&last, target, op, *line));
+                        inlined.push(super::wrap_assigns(&last, target, op, *line));
                     }
                 }
             }

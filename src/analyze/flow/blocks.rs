@@ -21,9 +21,9 @@
 use crate::index::body::{Block, Call, If, Node};
 use crate::yaml::Value;
 
-use super::flow::{statements, At, End, Walker};
-use super::iteration::{ITERATIONS, MAPPED_ELEMENT};
-use super::rules::Rule;
+use super::{statements, At, End, Walker};
+use crate::analyze::iteration::{ITERATIONS, MAPPED_ELEMENT};
+use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it is a block call (or an assignment
@@ -111,7 +111,7 @@ impl Walker<'_> {
         ) {
             if let Some(last) = out.pop() {
                 let keeps = matches!(last, Node::If(_) | Node::Case(_))
-                    || super::flow::is_plain_value(&last)
+                    || super::is_plain_value(&last)
                     || matches!(last, Node::Call(_) | Node::Lvar(_));
                 let line = last.line().unwrap_or(call.line);
                 out.push(if keeps && !matches!(last, Node::Return { .. }) {
@@ -132,7 +132,7 @@ impl Walker<'_> {
             (iteration || builds, block.params.first(), &call.recv)
         {
             if param.chars().count() <= 2 {
-                let noun = super::phrase::noun(recv);
+                let noun = crate::analyze::phrase::noun(recv);
                 let one = if builds { Some(noun) } else { singular(&noun) };
                 if let Some(one) = one {
                     let renamed = Node::Lvar(one);

@@ -9,9 +9,9 @@
 use crate::index::body::Node;
 use crate::yaml::Value;
 
-use super::flow::{At, Walker};
-use super::model::{CharType, Setup, SetupType, Source};
-use super::outcome::Outcome;
+use super::{At, Walker};
+use crate::analyze::model::{CharType, Setup, SetupType, Source};
+use crate::analyze::outcome::Outcome;
 
 impl Walker<'_> {
     /// Plans `last`, the final statement of a method that decides nothing else, when it is
@@ -24,9 +24,9 @@ impl Walker<'_> {
         if c.name != "<=>" {
             return false;
         }
-        let left_words = super::phrase::noun(left);
-        let right_words = super::phrase::noun(right);
-        let name = super::grammar::identifier(&left_words);
+        let left_words = crate::analyze::phrase::noun(left);
+        let right_words = crate::analyze::phrase::noun(right);
+        let name = crate::analyze::grammar::identifier(&left_words);
         let values = vec![
             (
                 Value::String("below".into()),

@@ -10,10 +10,10 @@
 use crate::index::body::{Call, If, Node};
 use crate::yaml::Value;
 
-use super::condition;
-use super::flow::{At, End, Walker};
-use super::grammar::identifier;
-use super::model::CharType;
+use super::{At, End, Walker};
+use crate::analyze::condition;
+use crate::analyze::grammar::identifier;
+use crate::analyze::model::CharType;
 
 impl Walker<'_> {
     /// `if x > a ... elsif x > b ... else ... end` on one subject → one range.
@@ -142,7 +142,7 @@ fn band(c: &Call) -> Option<Band> {
     if !threshold_like(rhs) || threshold_like(lhs) {
         return None;
     }
-    let limit = super::phrase::noun(rhs);
+    let limit = crate::analyze::phrase::noun(rhs);
     let words = match operator {
         ">" => format!("above {limit}"),
         ">=" => format!("at least {limit}"),

@@ -15,10 +15,10 @@
 use crate::index::body::{Case, If, Node, When};
 use crate::yaml::Value;
 
-use super::condition;
-use super::flow::{decides_here, statements, At, End, Slot, Walker};
-use super::model::CharType;
-use super::rules::Rule;
+use super::{decides_here, statements, At, End, Slot, Walker};
+use crate::analyze::condition;
+use crate::analyze::model::CharType;
+use crate::analyze::rules::Rule;
 
 /// The most guards on one subject read as one enum ([`Walker::guard_run`]).
 pub const MAX_GUARD_RUN: usize = 32;
@@ -103,17 +103,20 @@ impl Walker<'_> {
             let (recv, value) = match attribute {
                 Some((recv, attr, lit)) => {
                     let (value, words) = condition::when_value(lit);
-                    let attr = super::grammar::predicate_phrase(attr);
+                    let attr = crate::analyze::grammar::predicate_phrase(attr);
                     (recv, (value, format!("{attr} {words}")))
                 }
                 None => {
                     if !c.name.ends_with('?') || !c.args.is_empty() || c.block.is_some() {
                         return None;
                     }
-                    let kind = super::grammar::predicate_phrase(&c.name);
+                    let kind = crate::analyze::grammar::predicate_phrase(&c.name);
                     (
                         c.recv.as_ref()?,
-                        (Value::String(super::grammar::identifier(&kind)), kind),
+                        (
+                            Value::String(crate::analyze::grammar::identifier(&kind)),
+                            kind,
+                        ),
                     )
                 }
             };
@@ -277,15 +280,15 @@ impl Walker<'_> {
             }
         }
         let name = match list {
-            Node::Lvar(n) => super::grammar::words(n),
+            Node::Lvar(n) => crate::analyze::grammar::words(n),
             Node::Const { path, .. } => path.clone(),
             Node::Call(l) if l.args.is_empty() && l.block.is_none() => {
-                super::grammar::words(&l.name)
+                crate::analyze::grammar::words(&l.name)
             }
             // A literal list too long to write out, or an expression: no name for it.
             _ => return None,
         };
-        let value = Value::String(super::grammar::identifier(&name));
+        let value = Value::String(crate::analyze::grammar::identifier(&name));
         let words = match list {
             Node::Const { .. } => format!("one of {name}"),
             _ => format!("one of the {name}"),
@@ -313,7 +316,7 @@ impl Walker<'_> {
             if node.unless || node.ternary || node.els.is_some() {
                 break;
             }
-            if super::outcome::always_exits(&node.then, &self.cx.text).is_none() {
+            if crate::analyze::outcome::always_exits(&node.then, &self.cx.text).is_none() {
                 break;
             }
             let (test, more) = first_and_rest(&node.cond);
@@ -402,7 +405,7 @@ impl Walker<'_> {
         at: At,
         tail: bool,
     ) -> End {
-        let question = super::flow::enum_question(subject);
+        let question = super::enum_question(subject);
         let subject = &self.named_subject(subject);
         let (name, words) = condition::case_subject(subject);
         let mut values: Vec<(Value, String)> = Vec::new();
@@ -436,7 +439,7 @@ impl Walker<'_> {
         );
         if let Some(c) = self.chars.get_mut(index) {
             c.question = question;
-            c.attribute = super::setup::attribute(subject);
+            c.attribute = crate::analyze::setup::attribute(subject);
         }
         let mut arms_bodies = bodies;
         if with_other {

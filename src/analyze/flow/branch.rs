@@ -12,8 +12,8 @@
 
 use crate::index::body::{If, Node};
 
-use super::flow::{decides_here, statements, At, End, Slot, Walker};
-use super::rules::Rule;
+use super::{decides_here, statements, At, End, Slot, Walker};
+use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
     /// Handles an `if` that is not a guard.
@@ -159,7 +159,7 @@ impl Walker<'_> {
                     // A branch that does nothing ends like the rest of the method; one that
                     // does something is described by what it does.
                     if let End::Done(o) = own {
-                        if o.description == super::flow::NOTHING_MORE {
+                        if o.description == super::NOTHING_MORE {
                             // The rest does nothing more either (nothing follows: the
                             // last statement of a branch in the middle of the method):
                             // the level above fills it in, with what it set.
@@ -198,16 +198,16 @@ impl Walker<'_> {
 
     /// The leaves under `slot` that ended with "does nothing more" (a branch inside a
     /// branch, in the middle of the method) end the way the rest of the method does.
-    fn fill_nothing_more(&mut self, slot: super::flow::Slot, end: &End, tail: bool) {
+    fn fill_nothing_more(&mut self, slot: super::Slot, end: &End, tail: bool) {
         let outcome = match end {
             // Nothing more here either: the level above fills them in.
-            End::Done(o) if o.description == super::flow::NOTHING_MORE => return,
+            End::Done(o) if o.description == super::NOTHING_MORE => return,
             End::Done(o) | End::Exited(o) => o.clone(),
             End::Branched => return,
         };
         let terminal = matches!(end, End::Exited(_)) || (tail && outcome.failure);
         let under = self.slots_under(slot);
-        let nothing = super::flow::NOTHING_MORE;
+        let nothing = super::NOTHING_MORE;
         for (ci, vi) in under {
             let leaf = self
                 .chars
@@ -234,7 +234,7 @@ impl Walker<'_> {
 
 impl Walker<'_> {
     /// `slot` and every value of the characteristics below it, parents first.
-    fn slots_under(&self, slot: super::flow::Slot) -> Vec<super::flow::Slot> {
+    fn slots_under(&self, slot: super::Slot) -> Vec<super::Slot> {
         let mut under = vec![slot];
         let mut i = 0;
         while let Some(&(ci, vi)) = under.get(i) {
@@ -252,12 +252,12 @@ impl Walker<'_> {
     /// the method ends in conditionals of its own: they end the way the method does, with
     /// what they set (J10, filled in once the walk ends), not with "does nothing more",
     /// which would say the rest does not run.
-    fn leave_to_final_outcome(&mut self, slot: super::flow::Slot, sets: Option<&str>) {
+    fn leave_to_final_outcome(&mut self, slot: super::Slot, sets: Option<&str>) {
         if let Some(sets) = sets {
             self.leaf_sets.retain(|(s, _)| *s != slot);
             self.leaf_sets.push((slot, sets.to_string()));
         }
-        let nothing = super::flow::NOTHING_MORE;
+        let nothing = super::NOTHING_MORE;
         let under = self.slots_under(slot);
         for (ci, vi) in under {
             if let Some(v) = self.chars.get_mut(ci).and_then(|c| c.values.get_mut(vi)) {
@@ -275,7 +275,7 @@ impl Walker<'_> {
 
 /// A branch that did nothing the rest of the method does not do.
 fn is_nothing_more(end: &End) -> bool {
-    matches!(end, End::Done(o) if o.description == super::flow::NOTHING_MORE)
+    matches!(end, End::Done(o) if o.description == super::NOTHING_MORE)
 }
 
 #[cfg(test)]

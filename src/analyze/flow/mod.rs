@@ -1,8 +1,13 @@
 //! The walker: follows a method body statement by statement and builds its
-//! characteristics. Each construct has its own file (`guard.rs`, `branch.rs`, `case.rs`,
-//! `rescue.rs`, `loops.rs`, `inline.rs`); this file holds what they share: where a new
-//! characteristic attaches ([`At`]), how a path ends ([`End`]), placing characteristics
-//! and values, and splitting compound conditions (`!`, `&&`, `||`, `&.`).
+//! characteristics. The walk is this folder and nothing else: each construct has its own
+//! file (`guard.rs`, `branch.rs`, `case.rs`, `rescue.rs`, `loops.rs`, `blocks.rs`,
+//! `inline.rs`, `embedded.rs`, `ranges.rs`, `spaceship.rs`), each an `impl Walker` that may
+//! recurse into the walk; this file holds what they share: where a new characteristic
+//! attaches ([`At`]), how a path ends ([`End`]), placing characteristics and values, and
+//! splitting compound conditions (`!`, `&&`, `||`, `&.`). The pieces the walk consults
+//! (`condition`, `outcome`, `grammar`, `phrase`, `setup`, `types`, `rules`, `model`,
+//! `iteration`, the side-effect and Rails modules) sit beside this folder in `analyze/` and
+//! never call back into it.
 //!
 //! The model: statements run in order; a characteristic created at a point attaches there
 //! (level, parent, parent value). When a conditional lets exactly one of its values
@@ -22,6 +27,17 @@ use super::outcome::{Outcome, TextContext};
 use super::rules::Rule;
 use super::setup;
 use super::types::{Lookup, TypeEnv};
+
+mod blocks;
+mod branch;
+mod case;
+mod embedded;
+mod guard;
+mod inline;
+mod loops;
+mod ranges;
+mod rescue;
+pub mod spaceship;
 
 /// The outcome of an empty branch in the middle of a method.
 pub const NOTHING_MORE: &str = "does nothing more";

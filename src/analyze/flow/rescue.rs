@@ -14,10 +14,10 @@
 use crate::index::body::{Begin, Node};
 use crate::yaml::Value;
 
-use super::flow::{last_segment, statements, At, End, Rescuing, Walker};
-use super::grammar;
-use super::model::{CharType, Setup, SetupType, Source};
-use super::rules::Rule;
+use super::{last_segment, statements, At, End, Rescuing, Walker};
+use crate::analyze::grammar;
+use crate::analyze::model::{CharType, Setup, SetupType, Source};
+use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
     /// Handles `begin ... rescue ... end` followed by `rest`.
@@ -46,11 +46,11 @@ impl Walker<'_> {
             // on after it, and the clause is walked as before.
             let exits = body
                 .last()
-                .and_then(|last| super::outcome::exit_of(last, &self.cx.text));
+                .and_then(|last| crate::analyze::outcome::exit_of(last, &self.cx.text));
             let outcome = match exits {
                 Some(o) => o,
                 None if rest.is_empty() && tail => {
-                    super::outcome::final_expression(&clause.body, &self.cx.text)
+                    crate::analyze::outcome::final_expression(&clause.body, &self.cx.text)
                 }
                 None => continue,
             };
