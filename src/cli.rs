@@ -448,6 +448,10 @@ pub struct McpArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Neither start from nor write the facts cache ({metadata_path}/rspec_scout/facts.bin):
+    /// the session parses every file it is asked about once (docs/cache.md).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `strip-markers` arguments.

@@ -400,7 +400,7 @@ fn serve_mcp(cli: &Cli, args: &cli::McpArgs) -> ExitCode {
         if let Some(threads) = args.threads.or(cli.top.threads) {
             config.threads = threads;
         }
-        rspec_scout::mcp::serve(config, config_path.clone())
+        rspec_scout::mcp::serve(config, config_path.clone(), !args.no_cache)
     });
     match started {
         Ok(()) => ExitCode::SUCCESS,

@@ -808,6 +808,71 @@ fn every_tools_pages_join_into_the_command_lines_answer() {
 }
 
 #[test]
+fn a_session_keeps_the_facts_cache_the_command_line_keeps() {
+    const CACHE: &str = "tmp/rspec_scout/facts.bin";
+    let p = app();
+    let full = json!({"all": true, "no_metadata": true});
+    let cold = cli(
+        &p,
+        &[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--no-cache",
+        ],
+        0,
+    );
+    assert!(!p.exists(CACHE));
+    // The first session makes the cache; the next starts from it and answers the same.
+    for round in ["first", "second"] {
+        let mut s = Session::initialized(&p);
+        let (err, answer) = s.call("discover", full.clone());
+        assert!(!err, "{answer}");
+        assert_eq!(answer, cold, "{round} session");
+        assert_eq!(s.close(), 0);
+        assert!(p.exists(CACHE), "{round} session");
+    }
+    // An edit between sessions is seen, as the command line sees it.
+    p.edit("app/models/user.rb", "def full_name", "def display_name");
+    let mut s = Session::initialized(&p);
+    let (_, answer) = s.call("discover", full.clone());
+    assert_eq!(
+        answer,
+        cli(
+            &p,
+            &[
+                "discover",
+                "--all",
+                "--no-metadata",
+                "--answer",
+                "full",
+                "--no-cache"
+            ],
+            0
+        )
+    );
+    assert!(answer.to_string().contains("User#display_name"));
+    assert_eq!(s.close(), 0);
+    // `--no-cache` neither reads nor writes it.
+    p.remove(CACHE);
+    let mut cmd = Command::new(bin());
+    cmd.args(["mcp", "--no-cache"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut s = Session::start_with(cmd, &p);
+    let init = s.request("initialize", initialize_params());
+    assert_eq!(init["result"]["serverInfo"]["name"], "rspec-scout");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (err, _) = s.call("discover", full);
+    assert!(!err);
+    assert_eq!(s.close(), 0);
+    assert!(!p.exists(CACHE));
+}
+
+#[test]
 fn closing_stdin_ends_the_server_cleanly() {
     let p = app();
     // Before the handshake.

@@ -139,19 +139,25 @@ impl std::fmt::Debug for Server {
 }
 
 /// Serves the tools over stdin/stdout until the client closes stdin.
-/// `explicit_config` is `--config`.
-pub fn serve(config: Config, explicit_config: Option<PathBuf>) -> Result<()> {
+/// `explicit_config` is `--config`; `facts_cache` starts the session from the facts cache
+/// on disk and keeps it written (off with `--no-cache`).
+pub fn serve(config: Config, explicit_config: Option<PathBuf>, facts_cache: bool) -> Result<()> {
     #[cfg(feature = "mcp")]
     {
         std::env::set_current_dir(&config.root).map_err(|e| Error::Unreadable {
             path: config.root.clone(),
             reason: e.to_string(),
         })?;
-        stdio::serve(Server::new(config)?.with_config_file(explicit_config))
+        let server = if facts_cache {
+            Server::with_facts_cache(config)?
+        } else {
+            Server::new(config)?
+        };
+        stdio::serve(server.with_config_file(explicit_config))
     }
     #[cfg(not(feature = "mcp"))]
     {
-        let _ = (config, explicit_config);
+        let _ = (config, explicit_config, facts_cache);
         Err(Error::Usage {
             message: "this rspec-scout was built without the MCP server; build it with `cargo install --path . --features mcp` (or `cargo run --release --features mcp -- mcp`)".to_string(),
         })
@@ -163,13 +169,30 @@ impl Server {
     /// command line run reads it). Relative paths are taken from the current directory:
     /// run it from the root ([`serve`] does).
     pub fn new(config: Config) -> Result<Server> {
+        Server::start(config, false)
+    }
+
+    /// [`Server::new`], starting from the facts cache on disk
+    /// (`{metadata_path}/rspec_scout/facts.bin`, as the command line keeps it) and writing
+    /// what the session learns back to it after each call that learnt something.
+    pub fn with_facts_cache(config: Config) -> Result<Server> {
+        Server::start(config, true)
+    }
+
+    fn start(config: Config, facts_cache: bool) -> Result<Server> {
         let root = std::fs::canonicalize(&config.root).map_err(|e| Error::Unreadable {
             path: config.root.clone(),
             reason: e.to_string(),
         })?;
         let skip = vec![config.metadata_dir(&root)];
-        let warm = Arc::new(warm::Index::new(root.clone(), skip));
         let not_ruby = not_a_ruby_project(&root);
+        let mut index = warm::Index::new(root.clone(), skip);
+        // Outside a Ruby project nothing is scanned, so nothing is cached either.
+        if facts_cache && not_ruby.is_none() {
+            let dir = crate::metadata::plan::state_dir(&root, &config.metadata_path);
+            index = index.with_disk(Arc::new(crate::index::cache::FactsCache::open(&root, &dir)));
+        }
+        let warm = Arc::new(index);
         Ok(Server {
             root,
             explicit_config: None,
@@ -203,6 +226,11 @@ impl Server {
         &self.root
     }
 
+    /// The session's warm index.
+    pub fn warm_index(&self) -> Arc<warm::Index> {
+        Arc::clone(&self.warm)
+    }
+
     /// What the warm index did so far.
     pub fn counters(&self) -> warm::Counters {
         self.warm.counters()
@@ -228,6 +256,9 @@ impl Server {
             self.dispatch(name, arguments)
         }));
         self.control = Control::default();
+        // What the call learnt goes to the facts cache on disk, off the answer's path.
+        self.warm
+            .save(|target, bytes| crate::metadata::write_cache_atomic(target, bytes).is_ok());
         match run {
             Err(payload) if payload.is::<Cancelled>() => error_outcome(
                 &Error::Usage {

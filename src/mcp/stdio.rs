@@ -216,6 +216,7 @@ fn progress_sender(
 /// Serves until stdin closes.
 pub fn serve(server: Server) -> Result<()> {
     let tools = server.tools().into_iter().map(mcp_tool).collect();
+    let warm = server.warm_index();
     let running: Running = Arc::default();
     let handler = Handler {
         server: Arc::new(Mutex::new(server)),
@@ -257,6 +258,8 @@ pub fn serve(server: Server) -> Result<()> {
     // A call still running (cancelled, it stops at its next step) is not waited for: the
     // process ends with the session.
     runtime.shutdown_background();
+    // The facts cache's last write is finished before the process ends.
+    warm.wait_for_save();
     served
 }
 

@@ -15,6 +15,12 @@
 //!   when its digest changed too. A stamp is not trusted for a file modified within
 //!   [`RACY`] of being read (two writes in the same clock tick look alike): such a file
 //!   is read and digested at each call until it is older.
+//! - **The facts cache on disk** (`index::cache`, when the server was given one): a file
+//!   the session has not seen yet is taken from it as the command line takes it (by its
+//!   stamp, else by its digest, else parsed), so a new session over a tree a command
+//!   already indexed parses only what changed. After a call that learnt something the
+//!   session's facts are written back to it on a thread of its own (one write at a time;
+//!   dropping the index waits for the last).
 //! - **Base versions** (blobs from git) by digest.
 //! - **The file list** of the last walk of the scope, and **git's changes** of the last
 //!   call: when only file contents changed since, the changes are asked of git for those
@@ -36,6 +42,7 @@ use sha2::{Digest, Sha256};
 use crate::app::Warm;
 use crate::error::Result;
 use crate::git::{Base, Change, ChangeKind, Repo};
+use crate::index::cache::{self as disk, FactsCache};
 use crate::index::walk::{Found, Scope, SourceFile};
 use crate::index::{self, FileFacts};
 
@@ -61,6 +68,11 @@ pub struct Counters {
     pub full_git_status: u64,
     /// Changes asked of git for the changed files only.
     pub partial_git_status: u64,
+    /// Files first seen in the session whose facts the cache on disk answered (not
+    /// parsed; `reads` counts those it had to read to verify).
+    pub disk_hits: u64,
+    /// Writes of the cache on disk.
+    pub disk_writes: u64,
 }
 
 /// The session's warm index over one project root.
@@ -71,6 +83,10 @@ pub struct Index {
     skip: Vec<PathBuf>,
     /// Whether to watch folders with inotify when it is there (else stat at every call).
     watch: bool,
+    /// The facts cache on disk, when there is one.
+    disk: Option<Arc<FactsCache>>,
+    /// The write of the cache on disk under way.
+    saving: Mutex<Option<std::thread::JoinHandle<()>>>,
     state: Mutex<State>,
 }
 
@@ -93,6 +109,8 @@ struct State {
     files: Option<(u64, Vec<SourceFile>, Vec<String>)>,
     changes: Option<CachedChanges>,
     counters: Counters,
+    /// Facts learnt since the cache on disk was last written.
+    unsaved: bool,
 }
 
 #[derive(Debug)]
@@ -108,6 +126,8 @@ struct Tree {
 struct Entry {
     stamp: Stamp,
     digest: [u8; 32],
+    /// When the stamp was taken (nanoseconds since the epoch).
+    seen_ns: i128,
     racy: bool,
     facts: Arc<FileFacts>,
 }
@@ -133,7 +153,72 @@ impl Index {
             root,
             skip,
             watch: true,
+            disk: None,
+            saving: Mutex::new(None),
             state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Starts from the facts cache on disk `disk`, and writes what the session learns back
+    /// to it.
+    pub fn with_disk(mut self, disk: Arc<FactsCache>) -> Self {
+        self.disk = Some(disk);
+        self
+    }
+
+    /// Writes the session's facts to the cache on disk when some were learnt since the
+    /// last write, on a thread of its own (after the one before it finished). `write` is
+    /// the atomic write; a failed or refused write only leaves the file as it was.
+    pub fn save(&self, write: fn(&crate::guard::Target, &[u8]) -> bool) {
+        let Some(disk) = &self.disk else {
+            return;
+        };
+        let held: Vec<(String, disk::Key, Arc<FileFacts>)> = {
+            let mut state = self.state();
+            if !state.unsaved {
+                return;
+            }
+            state.unsaved = false;
+            state.counters.disk_writes += 1;
+            state
+                .facts
+                .iter()
+                .map(|(rel, e)| {
+                    let key = disk::Key {
+                        stamp: e.stamp,
+                        made_ns: e.seen_ns,
+                        digest: e.digest,
+                        digests: true,
+                    };
+                    (rel.clone(), key, Arc::clone(&e.facts))
+                })
+                .collect()
+        };
+        let disk = Arc::clone(disk);
+        let mut saving = self
+            .saving
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(before) = saving.take() {
+            let _ = before.join();
+        }
+        *saving = std::thread::Builder::new()
+            .name("rspec-scout-cache".to_string())
+            .spawn(move || {
+                disk.save_with(&held, &write);
+            })
+            .ok();
+    }
+
+    /// Waits for the write of the cache on disk under way, if any.
+    pub fn wait_for_save(&self) {
+        let handle = self
+            .saving
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
         }
     }
 
@@ -313,6 +398,10 @@ impl Index {
             self.state().counters.hits += 1;
             return facts;
         }
+        let first_seen = !self.state().facts.contains_key(&file.rel);
+        if let (true, Some(disk)) = (first_seen, &self.disk) {
+            return self.first_from_disk(disk, file, max_size);
+        }
         let seen = SystemTime::now();
         let bytes = match index::read_source(&file.path, max_size) {
             Ok(bytes) => bytes,
@@ -325,12 +414,16 @@ impl Index {
         let stamp = stamp.or_else(|| Stamp::of(&file.path));
         if let Some(entry) = state.facts.get_mut(&file.rel) {
             if entry.digest == digest {
+                let mut restamped = false;
                 if let Some(stamp) = stamp {
+                    restamped = entry.stamp != stamp;
                     entry.stamp = stamp;
+                    entry.seen_ns = index::stamp::nanos_since_epoch(seen);
                     entry.racy = stamp.racy(seen);
                 }
                 let facts = Arc::clone(&entry.facts);
                 state.counters.hits += 1;
+                state.unsaved |= restamped;
                 drop(state);
                 return facts;
             }
@@ -342,10 +435,50 @@ impl Index {
             let entry = Entry {
                 stamp,
                 digest,
+                seen_ns: index::stamp::nanos_since_epoch(seen),
                 racy: stamp.racy(seen),
                 facts: Arc::clone(&facts),
             };
-            self.state().facts.insert(file.rel.clone(), entry);
+            let mut state = self.state();
+            state.facts.insert(file.rel.clone(), entry);
+            state.unsaved = true;
+        }
+        facts
+    }
+
+    /// The facts of a file the session has not seen, as the cache on disk answers them.
+    fn first_from_disk(&self, disk: &FactsCache, file: &SourceFile, max_size: u64) -> Arc<FileFacts> {
+        let found = disk.lookup(file, max_size, true);
+        let facts = Arc::new(found.facts);
+        let mut state = self.state();
+        match found.how {
+            disk::How::Hit => state.counters.disk_hits += 1,
+            disk::How::Verified { .. } => {
+                state.counters.reads += 1;
+                state.counters.disk_hits += 1;
+            }
+            disk::How::Parsed => {
+                state.counters.reads += 1;
+                state.counters.parses += 1;
+            }
+            // Not kept: the next call tries again, as the command line would.
+            disk::How::Unread => return facts,
+        }
+        if let Some(key) = found.key {
+            let racy = key.stamp.racy_ns(key.made_ns);
+            state.facts.insert(
+                file.rel.clone(),
+                Entry {
+                    stamp: key.stamp,
+                    digest: key.digest,
+                    seen_ns: key.made_ns,
+                    racy,
+                    facts: Arc::clone(&facts),
+                },
+            );
+            if !matches!(found.how, disk::How::Hit) {
+                state.unsaved = true;
+            }
         }
         facts
     }
@@ -812,6 +945,115 @@ mod tests {
             std::fs::remove_dir_all(root.join("app/services")).unwrap();
             assert_eq!(rels(&index), ["app/models/payment.rb"]);
         }
+    }
+
+    fn write(target: &crate::guard::Target, bytes: &[u8]) -> bool {
+        crate::metadata::write_cache_atomic(target, bytes).is_ok()
+    }
+
+    /// A session over `root` started from the facts cache on disk, as the server starts.
+    fn session(root: &Path) -> Index {
+        let dir = root.join("tmp/rspec_scout");
+        Index::new(root.to_path_buf(), Vec::new())
+            .unwatched()
+            .with_disk(Arc::new(FactsCache::open(root, &dir)))
+    }
+
+    fn age(path: &Path) {
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn a_session_starts_from_the_cache_on_disk_and_writes_back_what_it_learnt() {
+        let (_dir, root) = project();
+        std::fs::write(
+            root.join("app/models/order.rb"),
+            "class Order
+  def total; end
+  def cancel!; end
+end
+",
+        )
+        .unwrap();
+        let rels = ["app/models/order.rb", "app/models/payment.rb"];
+        for rel in rels {
+            age(&root.join(rel));
+        }
+        let cache = root.join("tmp/rspec_scout/facts.bin");
+        let all = |index: &Index| -> Vec<FileFacts> {
+            index.refresh();
+            rels.iter()
+                .map(|rel| index.facts(&source(&root, rel), 1 << 20))
+                .collect()
+        };
+        let cold: Vec<FileFacts> = rels
+            .iter()
+            .map(|rel| index::index_file(&source(&root, rel), 1 << 20))
+            .collect();
+
+        // The first session parses and writes the cache once its call is over.
+        let first = session(&root);
+        assert_eq!(all(&first), cold);
+        assert_eq!(first.counters().parses, 2);
+        first.save(write);
+        first.wait_for_save();
+        assert!(cache.is_file());
+        assert_eq!(first.counters().disk_writes, 1);
+        // Nothing learnt since: not written again.
+        first.save(write);
+        assert_eq!(first.counters().disk_writes, 1);
+
+        // The next session parses nothing and reads nothing (the files are old).
+        let second = session(&root);
+        assert_eq!(all(&second), cold);
+        let c = second.counters();
+        assert_eq!((c.parses, c.reads, c.disk_hits), (0, 0, 2));
+        // The command line reads what the server wrote.
+        let cli = FactsCache::open(&root, &root.join("tmp/rspec_scout"));
+        for rel in rels {
+            let _ = cli.facts(&source(&root, rel), 1 << 20, true);
+        }
+        assert_eq!(cli.counters().hits, 2);
+
+        // A file edited between sessions is parsed again, the other is not.
+        std::fs::write(
+            root.join("app/models/order.rb"),
+            "class Order
+  def total; end
+  def refund!; end
+end
+",
+        )
+        .unwrap();
+        let third = session(&root);
+        let facts = all(&third);
+        let names: Vec<&str> = facts[0].methods.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["total", "refund!"]);
+        let c = third.counters();
+        assert_eq!((c.parses, c.disk_hits), (1, 1));
+        third.save(write);
+        third.wait_for_save();
+
+        // A session that looks at one file keeps the other's entry when it writes.
+        age(&root.join("app/models/order.rb"));
+        let fourth = session(&root);
+        fourth.refresh();
+        let _ = fourth.facts(&source(&root, "app/models/order.rb"), 1 << 20);
+        fourth.save(write);
+        fourth.wait_for_save();
+        assert_eq!(
+            fourth.counters().disk_writes,
+            1,
+            "the re-stamped entry is written"
+        );
+        let fifth = session(&root);
+        let c = {
+            let _ = all(&fifth);
+            fifth.counters()
+        };
+        assert_eq!((c.parses, c.reads, c.disk_hits), (0, 0, 2));
     }
 
     #[test]

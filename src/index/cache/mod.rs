@@ -95,6 +95,48 @@ enum Use {
     Dropped,
 }
 
+/// What identifies the version of a file some facts are of, as the cache records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    /// The file's stamp, taken before it was read.
+    pub stamp: Stamp,
+    /// When the stamp was taken (nanoseconds since the epoch): an entry whose file was
+    /// modified within [`super::stamp::RACY`] of it is verified by its digest.
+    pub made_ns: i128,
+    /// The sha256 of the content.
+    pub digest: [u8; 32],
+    /// Whether the facts carry method digests.
+    pub digests: bool,
+}
+
+/// How [`FactsCache::lookup`] found a file's facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// From the cache by its stamp: not read.
+    Hit,
+    /// Read, and its digest was the recorded one: not parsed (`restamped` when the entry
+    /// must be written again with the new stamp).
+    Verified {
+        /// The stamp differs from the recorded one, or is no longer racy.
+        restamped: bool,
+    },
+    /// Read and parsed.
+    Parsed,
+    /// Could not be read (the facts say why).
+    Unread,
+}
+
+/// A file's facts from [`FactsCache::lookup`].
+#[derive(Debug)]
+pub struct Found {
+    /// The facts, as extraction answers them now.
+    pub facts: FileFacts,
+    /// The version they are of (`None` when the file could not be read).
+    pub key: Option<Key>,
+    /// How they were found.
+    pub how: How,
+}
+
 /// What the cache did in a run (`--timings`, tests and benches).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -150,8 +192,43 @@ impl FactsCache {
 
     /// The facts of `file` as [`super::index_file_with`] gives them (bodies off; method
     /// digests when `digests`, and possibly when not: a caller that does not ask for them
-    /// does not read them).
+    /// does not read them). What the run learnt is kept for [`FactsCache::save`].
     pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
+        let found = self.lookup(file, max_size, digests);
+        let what = match (found.how, found.key) {
+            (How::Unread, _) | (_, None) => Use::Dropped,
+            (How::Hit, Some(_)) => Use::Kept,
+            (How::Verified { restamped }, Some(key)) => match self.entries.get(&file.rel) {
+                Some(entry) if restamped => Use::Put(Entry {
+                    stamp: key.stamp,
+                    made_ns: key.made_ns,
+                    ..entry.clone()
+                }),
+                Some(_) => Use::Kept,
+                None => Use::Dropped,
+            },
+            (How::Parsed, Some(key)) => {
+                let mut blob = Vec::new();
+                codec::encode(&found.facts, &mut blob);
+                // Held until the cache is written: no room to spare.
+                blob.shrink_to_fit();
+                Use::Put(Entry {
+                    stamp: key.stamp,
+                    made_ns: key.made_ns,
+                    digest: key.digest,
+                    digests: key.digests,
+                    blob: Blob::Fresh(blob),
+                })
+            }
+        };
+        self.put(&file.rel, what);
+        found.facts
+    }
+
+    /// The facts of `file`, as [`FactsCache::facts`], with what identifies the version
+    /// they are of and how they were found; nothing is kept for [`FactsCache::save`] (a
+    /// caller that holds the facts itself writes them with [`FactsCache::save_with`]).
+    pub fn lookup(&self, file: &SourceFile, max_size: u64, digests: bool) -> Found {
         let options = ExtractOptions {
             digests,
             ..ExtractOptions::default()
@@ -167,9 +244,17 @@ impl FactsCache {
                     let stamp = Stamp::from_meta(&meta);
                     if entry.stamp == stamp && !entry.stamp.racy_ns(entry.made_ns) {
                         if let Some(facts) = self.decode(&file.rel, &entry.blob) {
-                            self.put(&file.rel, Use::Kept);
                             lock(&self.counters).hits += 1;
-                            return facts;
+                            return Found {
+                                facts,
+                                key: Some(Key {
+                                    stamp,
+                                    made_ns: entry.made_ns,
+                                    digest: entry.digest,
+                                    digests: entry.digests,
+                                }),
+                                how: How::Hit,
+                            };
                         }
                     }
                 }
@@ -181,42 +266,86 @@ impl FactsCache {
         let (bytes, stamp) = match super::read_source_stamped(&file.path, max_size) {
             Ok(read) => read,
             Err(reason) => {
-                self.put(&file.rel, Use::Dropped);
-                return super::unread(&file.rel, reason);
+                return Found {
+                    facts: super::unread(&file.rel, reason),
+                    key: None,
+                    how: How::Unread,
+                }
             }
         };
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
         if let Some(entry) = old.filter(|e| e.digest == digest) {
             if let Some(facts) = self.decode(&file.rel, &entry.blob) {
-                let again = Entry {
-                    stamp,
-                    made_ns: self.seen_ns,
-                    ..entry.clone()
-                };
                 // Written again only when the stamp says more than before.
-                let same = entry.stamp == stamp && again.stamp.racy_ns(again.made_ns);
-                self.put(&file.rel, if same { Use::Kept } else { Use::Put(again) });
+                let restamped = !(entry.stamp == stamp && stamp.racy_ns(self.seen_ns));
                 lock(&self.counters).verified += 1;
-                return facts;
+                return Found {
+                    facts,
+                    key: Some(Key {
+                        stamp,
+                        made_ns: self.seen_ns,
+                        digest,
+                        digests: entry.digests,
+                    }),
+                    how: How::Verified { restamped },
+                };
             }
         }
         let facts = super::extract_with(&file.rel, &bytes, &options);
-        let mut blob = Vec::new();
-        codec::encode(&facts, &mut blob);
-        // Held until the cache is written: no room to spare.
-        blob.shrink_to_fit();
-        self.put(
-            &file.rel,
-            Use::Put(Entry {
+        lock(&self.counters).parsed += 1;
+        Found {
+            facts,
+            key: Some(Key {
                 stamp,
                 made_ns: self.seen_ns,
                 digest,
                 digests,
-                blob: Blob::Fresh(blob),
             }),
-        );
-        lock(&self.counters).parsed += 1;
-        facts
+            how: How::Parsed,
+        }
+    }
+
+    /// Writes the cache from facts a caller holds (the MCP server's warm index): `held`
+    /// (path, key, facts) are encoded now; the loaded entries of other files are kept,
+    /// those of files that are gone dropped when `held` covers most of the cache.
+    pub fn save_with(
+        &self,
+        held: &[(String, Key, std::sync::Arc<FileFacts>)],
+        write: &dyn Fn(&crate::guard::Target, &[u8]) -> bool,
+    ) -> bool {
+        let mut fresh: Vec<(&str, Entry)> = held
+            .iter()
+            .map(|(rel, key, facts)| {
+                let mut blob = Vec::new();
+                codec::encode(facts, &mut blob);
+                (
+                    rel.as_str(),
+                    Entry {
+                        stamp: key.stamp,
+                        made_ns: key.made_ns,
+                        digest: key.digest,
+                        digests: key.digests,
+                        blob: Blob::Fresh(blob),
+                    },
+                )
+            })
+            .collect();
+        fresh.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let held_paths: rustc_hash::FxHashSet<&str> = fresh.iter().map(|(rel, _)| *rel).collect();
+        let prune = fresh.len() >= self.entries.len() / 2;
+        let mut kept: Vec<(&str, &Entry)> = fresh.iter().map(|(rel, e)| (*rel, e)).collect();
+        let mut others: Vec<(&str, &Entry)> = self
+            .entries
+            .iter()
+            .filter(|(rel, _)| !held_paths.contains(rel.as_str()))
+            .filter(|(rel, _)| !prune || std::fs::symlink_metadata(self.root.join(rel)).is_ok())
+            .map(|(rel, e)| (rel.as_str(), e))
+            .collect();
+        others.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        kept.extend(others);
+        kept.truncate(MAX_ENTRIES);
+        kept.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        self.write_entries(&kept, write)
     }
 
     /// Writes the cache when this run changed it. A write that fails or that the guard
@@ -279,7 +408,16 @@ impl FactsCache {
         }
         kept.truncate(MAX_ENTRIES);
         kept.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let bytes = self.encode(&kept);
+        self.write_entries(&kept, write)
+    }
+
+    /// Encodes `kept` (sorted by path) and writes the file through the guard.
+    fn write_entries(
+        &self,
+        kept: &[(&str, &Entry)],
+        write: &dyn Fn(&crate::guard::Target, &[u8]) -> bool,
+    ) -> bool {
+        let bytes = self.encode(kept);
         let Ok(folder) = crate::guard::folder(&self.root, &self.dir) else {
             return false;
         };
