@@ -200,7 +200,7 @@ impl Rule {
         }
     }
 
-    /// Every rule, in id order (for the README and tests).
+    /// Every rule, in id order (for docs/rules.md and tests).
     pub const ALL: [Rule; 21] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
@@ -244,6 +244,22 @@ mod tests {
             assert!(r.factor() > 0.0 && r.factor() < 1.0, "{r:?}");
             assert!(!r.text().ends_with('.'), "{r:?}");
         }
+        // docs/rules.md lists every rule as it is: id, note and factor on its row.
+        let doc = include_str!("../../docs/rules.md");
+        for r in Rule::ALL {
+            let row = format!(
+                "| {} | {} | {} |",
+                r.id(),
+                r.text().replace('|', "\\|"),
+                r.factor()
+            );
+            assert!(doc.contains(&row), "docs/rules.md lacks {row}");
+        }
+        assert_eq!(
+            doc.lines().filter(|l| l.starts_with("| J")).count(),
+            Rule::ALL.len(),
+            "docs/rules.md lists a rule that is gone"
+        );
         assert_eq!(
             Rule::TruthinessAsSuccess.note(Some("`gateway.hold(1)`")),
             "J05: a call tested for truthiness reads as succeeds/fails (`gateway.hold(1)`)"
