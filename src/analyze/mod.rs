@@ -1069,6 +1069,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn an_else_reached_several_ways_whose_call_holds_a_ternary_is_walked_once() {
+        // The `else` of `(gone || merged) && slug.present?` is reached when the story is
+        // neither, or is but has no slug: the ternary in its arguments is one
+        // characteristic, walked under the deepest of those values, not one per way in.
+        let m = analyze_one(
+            "class StoriesController < ApplicationController\n  def refill_cache(story, is_moderator: false)\n    if (story.gone? || story.merged?) && story.slug.present?\n      FileUtils.rm_rf(story.cache_path)\n    else\n      CachePageJob.set(wait: is_moderator ? 0 : 2.minutes).perform_later(story.path)\n    end\n  end\nend\n",
+            "refill_cache",
+        );
+        let lines = flat(&m);
+        let moderator: Vec<&String> = lines.iter().filter(|l| l.contains("moderator")).collect();
+        assert_eq!(moderator.len(), 1, "{lines:#?}");
+        assert!(
+            m.notes.iter().any(|n| n.starts_with("J18")),
+            "{:?}",
+            m.notes
+        );
+    }
+
+    #[test]
     fn a_param_every_route_carries_is_decided() {
         let src = "class NotesController < ApplicationController\n  def comment\n    raise OSM::APIBadUserInput, 'No id was given' unless params[:id]\n    raise OSM::APIBadUserInput, 'No text was given' if params[:text].blank?\n\n    @note = Note.find(params[:id])\n    render :comment\n  end\n\n  def search\n    raise OSM::APIBadUserInput, 'No query' unless params[:q]\n    return head :no_content if params[:id].blank?\n\n    render :search\n  end\nend\n";
         let facts = extract_with(

@@ -54,7 +54,11 @@ impl Walker<'_> {
             // a true and b false) that decides more is walked once; the others get the
             // outcome that walk ends with, instead of a copy of every characteristic below
             // (J18).
-            let decides_more = body.as_ref().is_some_and(|stmts| decides_here(stmts));
+            // Conditionals inside an expression (`set(queue: moderator ? :default : :idle)`)
+            // decide as much as statements do.
+            let decides_more = body.as_ref().is_some_and(|stmts| {
+                decides_here(stmts) || stmts.iter().any(super::embedded::holds_conditional_value)
+            });
             // The walk goes under the deepest of them (`a&.b?` false: `a` present and `b?`
             // false, not `a` nil), where the branch's own conditions are not decided
             // already by a missing subject.
