@@ -195,7 +195,12 @@ fn peak_memory(name: &str, root: &Path) -> String {
             .stderr(std::process::Stdio::null())
             .status()
             .expect("run rspec-scout");
-        assert!(status.success(), "discover --all failed on {name}");
+        // 2: `status: partial` (a file that does not parse, as real trees have): still
+        // the whole plan.
+        assert!(
+            matches!(status.code(), Some(0 | 2)),
+            "discover --all failed on {name}"
+        );
         let mut file = std::fs::File::open(&out_path).expect("answer");
         let len = file.metadata().expect("answer size").len();
         file.seek(SeekFrom::Start(len.saturating_sub(512)))
