@@ -447,7 +447,12 @@ impl Index {
     }
 
     /// The facts of a file the session has not seen, as the cache on disk answers them.
-    fn first_from_disk(&self, disk: &FactsCache, file: &SourceFile, max_size: u64) -> Arc<FileFacts> {
+    fn first_from_disk(
+        &self,
+        disk: &FactsCache,
+        file: &SourceFile,
+        max_size: u64,
+    ) -> Arc<FileFacts> {
         let found = disk.lookup(file, max_size, true);
         let facts = Arc::new(found.facts);
         let mut state = self.state();
