@@ -47,6 +47,14 @@ impl Walker<'_> {
         let last = rest.is_empty();
         let branch_tail = tail && last;
         let mut continuing: Vec<(Slot, End)> = Vec::new();
+        // A conditional split out of an expression: what each branch gives it, to name
+        // when both leaves would read alike.
+        let lifted = self
+            .lifted
+            .iter()
+            .find(|(line, cond, _, _)| *line == node.cond_line && *cond == node.cond)
+            .map(|(_, _, t, e)| (t.clone(), e.clone()));
+        let named = lifted.map(|words| (then_slots.clone(), else_slots.clone(), words));
         let then_body = statements(&node.then);
         let else_body = node.els.as_ref().map(statements);
         for (slots, body) in [(then_slots, Some(then_body)), (else_slots, else_body)] {
@@ -121,7 +129,60 @@ impl Walker<'_> {
                 }
             }
         }
-        self.carry_on(continuing, rest, at, tail)
+        let end = self.carry_on(continuing, rest, at, tail);
+        if let Some((then_slots, else_slots, (then_words, else_words))) = named {
+            self.name_what_differs(&then_slots, &else_slots, &then_words, &else_words);
+        }
+        end
+    }
+
+    /// Leaves on both sides of a split-out conditional that read alike ("writes
+    /// attribute") are told apart by the value each side gives the expression ("writes
+    /// attribute with 1" / "with 0").
+    fn name_what_differs(
+        &mut self,
+        then_slots: &[Slot],
+        else_slots: &[Slot],
+        then_words: &str,
+        else_words: &str,
+    ) {
+        if then_words == else_words || then_slots.is_empty() || else_slots.is_empty() {
+            return;
+        }
+        let behavior = |walker: &Self, (c, v): Slot| {
+            walker
+                .chars
+                .get(c)
+                .and_then(|ch| ch.values.get(v))
+                .and_then(|value| value.behavior.as_ref())
+                .map(|b| b.description.clone())
+        };
+        let mut texts = then_slots
+            .iter()
+            .chain(else_slots)
+            .map(|&slot| behavior(self, slot));
+        let Some(Some(first)) = texts.next() else {
+            return;
+        };
+        // A branch that only carries on says so; a value is not what it does.
+        if first == super::NOTHING_MORE {
+            return;
+        }
+        if !texts.all(|t| t.as_deref() == Some(first.as_str())) {
+            return;
+        }
+        for (slots, words) in [(then_slots, then_words), (else_slots, else_words)] {
+            for &(c, v) in slots {
+                if let Some(b) = self
+                    .chars
+                    .get_mut(c)
+                    .and_then(|ch| ch.values.get_mut(v))
+                    .and_then(|value| value.behavior.as_mut())
+                {
+                    b.description = format!("{first} with {words}");
+                }
+            }
+        }
     }
 
     /// After a conditional in the middle of a method: the rest nests under the one value

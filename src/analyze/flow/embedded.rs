@@ -23,7 +23,7 @@ pub const MAX_SPLITS: usize = 3;
 impl Walker<'_> {
     /// The statement as a conditional over its first embedded condition, or `None` when
     /// it holds none (or too many).
-    pub fn lift_embedded(&self, stmt: &Node) -> Option<Node> {
+    pub fn lift_embedded(&mut self, stmt: &Node) -> Option<Node> {
         if matches!(
             stmt,
             Node::If(_) | Node::Case(_) | Node::Begin(_) | Node::Loop { .. } | Node::Seq(_)
@@ -41,6 +41,18 @@ impl Walker<'_> {
             .or_else(|| stmt.span())
             .map_or(self.cx.method.line_range.0, |(l, _)| l);
         let (cond, then, els) = branches(first, line)?;
+        if let (Some(then_words), Some(else_words)) = (value_words(&then), value_words(&els)) {
+            let key = key_of(stmt, first).map(|k| crate::analyze::phrase::noun(&k));
+            // `end_date: end_date`: the key once.
+            let named = |words: String| match &key {
+                Some(k) if !k.is_empty() && !words.starts_with(k.as_str()) => {
+                    format!("{k} {words}")
+                }
+                _ => words,
+            };
+            self.lifted
+                .push((line, cond.clone(), named(then_words), named(else_words)));
+        }
         let then_stmt = substitute(stmt, &then);
         let else_stmt = substitute(stmt, &els);
         Some(Node::If(Box::new(If::ternary(
@@ -99,6 +111,68 @@ fn is_candidate(node: &Node) -> bool {
         Node::Or(a, b) => !boolean_ish(a) && !empty_literal(b),
         _ => false,
     }
+}
+
+/// A branch's value in a few words (`0`, `2 minutes`, `default`), when it is short
+/// enough to tell two leaves apart.
+fn value_words(node: &Node) -> Option<String> {
+    const MAX: usize = 40;
+    // Values a reader sets up or expects as they are: literals, constants, variables,
+    // durations (`2.minutes`); a call's words say what is called, not what differs.
+    let plain = match node {
+        Node::Int(_)
+        | Node::Float(_)
+        | Node::Str(_)
+        | Node::Sym(_)
+        | Node::True
+        | Node::False
+        | Node::Nil
+        | Node::Const { .. }
+        | Node::Lvar(_)
+        | Node::Ivar(_) => true,
+        Node::Call(c) => {
+            matches!(c.recv, Some(Node::Int(_) | Node::Float(_)))
+                && c.args.is_empty()
+                && c.block.is_none()
+        }
+        _ => false,
+    };
+    if !plain {
+        return None;
+    }
+    let words = crate::analyze::phrase::noun(node);
+    (!words.is_empty() && words.len() <= MAX).then_some(words)
+}
+
+/// The key of the hash pair (or keyword argument) whose value is `target` in `node`.
+fn key_of(node: &Node, target: &Node) -> Option<Node> {
+    let mut found = None;
+    find_key(node, target, &mut found, 0);
+    found
+}
+
+fn find_key(node: &Node, target: &Node, found: &mut Option<Node>, depth: usize) {
+    if found.is_some() || depth > 32 {
+        return;
+    }
+    if let Node::Hash(pairs) = node {
+        for (k, v) in pairs {
+            if v == target {
+                *found = Some(k.clone());
+                return;
+            }
+        }
+    }
+    if let Node::Call(c) = node {
+        if let Some(r) = &c.recv {
+            find_key(r, target, found, depth + 1);
+        }
+        for a in &c.args {
+            find_key(a, target, found, depth + 1);
+        }
+        return;
+    }
+    node.for_each_child(&mut |child| find_key(child, target, found, depth + 1));
 }
 
 /// The embedded conditionals of `node` in source order, not looking inside one once found,
@@ -230,9 +304,37 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 tracker_ids [enum] all:all -> returns the role | other:NOT all -> returns the role"]
+            vec!["1 tracker_ids [enum] all:all -> returns the role with permission \"1\" | other:NOT all -> returns the role with permission \"0\""]
         );
         assert_eq!(m.characteristics[0].source_line, "3");
+    }
+
+    #[test]
+    fn leaves_that_would_read_alike_name_the_value_each_side_gives() {
+        // A model writer: both sides write the attribute; what differs is the value.
+        let m = analyze_one(
+            "class Message < ApplicationRecord\n  def sticky=(arg)\n    write_attribute :sticky, (arg == true || arg.to_s == '1' ? 1 : 0)\n  end\nend\n",
+            "sticky=",
+        );
+        let lines = flat(&m);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        let line = lines.first().map_or("", String::as_str);
+        assert!(
+            line.ends_with(
+                " with 1 | false:neither arg equal to true nor \"1\" -> writes attribute with 0"
+            ),
+            "{line}"
+        );
+        // A keyword argument: its name says which setting differs.
+        let m = analyze_one(
+            "class StoriesController < ApplicationController\n  def refill(story, is_moderator: false)\n    CachePageJob.set(wait: is_moderator ? 0 : 2.minutes).perform_later(story.path)\n  end\nend\n",
+            "refill",
+        );
+        let lines = flat(&m);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        let line = lines.first().map_or("", String::as_str);
+        assert!(line.contains(" with wait 0 |"), "{line}");
+        assert!(line.ends_with(" with wait 2 minutes"), "{line}");
     }
 
     #[test]

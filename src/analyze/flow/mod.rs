@@ -162,6 +162,10 @@ pub struct Walker<'a> {
     /// (`delta = -1` in an `elsif` mid-method): what they set, added to the outcome the
     /// rest ends with when the level above fills them in.
     pub leaf_sets: Vec<(Slot, String)>,
+    /// The conditionals split out of an expression ([`Walker::lift_embedded`]): their line
+    /// and condition, and the value each branch gives the expression, in words (`wait 0`
+    /// / `wait 2 minutes`), to name what differs when both leaves would read alike.
+    pub lifted: Vec<(u32, Node, String, String)>,
     /// The calls of the method (and of its private methods, their last statements aside)
     /// whose value nothing uses, by line and text: what they do is their behavior, not
     /// what they return (see [`discarded_calls`]). Found on first need: most methods
@@ -286,6 +290,7 @@ impl<'a> Walker<'a> {
             rescuing: Vec::new(),
             implied: Vec::new(),
             leaf_sets: Vec::new(),
+            lifted: Vec::new(),
             discarded: std::cell::OnceCell::new(),
         }
     }
