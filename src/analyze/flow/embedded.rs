@@ -338,6 +338,19 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_among_the_sources_is_no_case() {
+        // `message(default = nil)` inlined where it is called without the argument: the
+        // chain is `warden_message || nil || :unauthenticated`, and `nil` is no source to
+        // set up (devise's FailureApp had a characteristic named `nil`, nil | nil).
+        let m = analyze_one(
+            "class FailureApp\n  def respond\n    if flashing?\n      flash[:alert] = i18n_message\n    end\n    redirect_to redirect_url\n  end\n\n  protected\n\n  def i18n_message(default = nil)\n    message = warden_message || default || :unauthenticated\n\n    if message.is_a?(Symbol)\n      I18n.t(:\"devise.failure.#{message}\")\n    else\n      message.to_s\n    end\n  end\nend\n",
+            "respond",
+        );
+        let lines = flat(&m);
+        assert!(lines.iter().all(|l| !l.contains(" nil [")), "{lines:#?}");
+    }
+
+    #[test]
     fn a_fallback_value_is_a_presence_unless_it_is_an_empty_literal() {
         let m = analyze_one(
             "class FeedsController < ApplicationController\n  def render_feed(items, options = {})\n    @items = (items || []).to_a\n    @title = options[:title] || Setting.app_title\n    render template: \"common/feed\"\n  end\nend\n",

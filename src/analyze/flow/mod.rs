@@ -1303,6 +1303,16 @@ impl<'a> Walker<'a> {
             }
             Node::Call(c) if c.args.is_empty() => {
                 let recv = c.recv.as_ref();
+                // A literal's presence is no case to set up (`nil.present?`, once an
+                // inlined method's default argument stands for the value).
+                if let Some(literal) = recv.and_then(literal_blankness) {
+                    return match c.name.as_str() {
+                        "present?" => Some(!literal.blank),
+                        "blank?" => Some(literal.blank),
+                        "nil?" => Some(literal.nil),
+                        _ => None,
+                    };
+                }
                 let route = recv.is_some_and(|r| matches!(r, Node::Call(p) if self.route_param(p)));
                 if !matches!(c.name.as_str(), "present?" | "nil?" | "blank?" | "empty?") {
                     return None;
@@ -2019,6 +2029,23 @@ pub fn decides_here(stmts: &[Node]) -> bool {
     stmts
         .iter()
         .any(|s| matches!(s, Node::If(_) | Node::Case(_) | Node::Begin(_)))
+}
+
+/// What Ruby answers for a literal's `nil?` and `blank?`.
+struct Blankness {
+    nil: bool,
+    blank: bool,
+}
+
+fn literal_blankness(node: &Node) -> Option<Blankness> {
+    let (nil, blank) = match node {
+        Node::Nil => (true, true),
+        Node::False => (false, true),
+        Node::Str(s) => (false, s.trim().is_empty()),
+        Node::True | Node::Int(_) | Node::Float(_) | Node::Sym(_) => (false, false),
+        _ => return None,
+    };
+    Some(Blankness { nil, blank })
 }
 
 /// The statements of a body or branch.
