@@ -1108,6 +1108,8 @@ struct MethodScore {
     /// sampling reads a method's own body and its same-class private helpers only).
     filter_guards: usize,
     missed: Vec<String>,
+    /// Matched characteristics whose type is not the expert's, for reading.
+    retyped: Vec<String>,
     extra: Vec<String>,
     /// Characteristics on the lines of one the expert found, beside the one matched.
     repeats: Vec<String>,
@@ -1173,6 +1175,7 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             dropped_reported: 0,
             filter_guards: 0,
             missed: Vec::new(),
+            retyped: Vec::new(),
             extra: Vec::new(),
             repeats: Vec::new(),
             effects_expert: 0,
@@ -1239,6 +1242,14 @@ fn score(app: &App, labels: &LabelFile) -> Score {
                     s.matched += 1;
                     if m.characteristics[i].kind.as_str() == expert.kind {
                         s.type_agrees += 1;
+                    } else {
+                        s.retyped.push(format!(
+                            "{} [{}], expert [{}] {}",
+                            m.characteristics[i].name,
+                            m.characteristics[i].kind.as_str(),
+                            expert.kind,
+                            expert.subject
+                        ));
                     }
                 }
                 None => s.missed.push(format!(
@@ -1465,6 +1476,9 @@ impl Score {
                 }
                 for x in &m.repeats {
                     line(format!("    repeat: {x}"));
+                }
+                for x in &m.retyped {
+                    line(format!("    type:   {x}"));
                 }
                 for x in &m.extra {
                     line(format!("    extra:  {x}"));
