@@ -599,14 +599,20 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             });
         }
         // `params.key?(:auth_uid)`: the param is given.
-        "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) => {
+        "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) =>
+        {
+            // A param is there or not: its presence, as `params[:auth_uid]` is.
             if let Some(Node::Sym(k) | Node::Str(k)) = call.args.first() {
                 let noun = format!("{} param", words(k));
-                return Some(yes_no(
-                    identifier(&noun),
-                    format!("whether the {noun} is given"),
-                    format!("{noun} given"),
-                ));
+                return Some(Spec {
+                    name: identifier(&noun),
+                    description: format!("{noun} presence"),
+                    kind: CharType::Presence,
+                    truthy: value(Value::String("present".into()), format!("{noun} given")),
+                    falsy: value(Value::String("nil".into()), format!("{noun} not given")),
+                    threshold: None,
+                    note: None,
+                });
             }
         }
         // `params[:bbox]`, `options[:title]`: a value read from a hash is there or not.
@@ -649,6 +655,28 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             });
         }
         ">=" | ">" | "<=" | "<" => return range(call),
+        // Numeric's sign predicates are a number against 0: a range, as `x > 0` is.
+        "positive?" | "negative?" if call.args.is_empty() && call.block.is_none() => {
+            let compared = Call {
+                name: if name == "positive?" { ">" } else { "<" }.to_string(),
+                args: vec![Node::Int(0)],
+                ..call.clone()
+            };
+            return range(&compared);
+        }
+        "zero?" | "nonzero?" if call.args.is_empty() && call.block.is_none() => {
+            let subject = recv.map_or_else(String::new, subject_words);
+            let spec = Spec {
+                name: identifier(&subject),
+                description: subject.clone(),
+                kind: CharType::Range,
+                truthy: value(Value::String("zero".into()), "zero".to_string()),
+                falsy: value(Value::String("non_zero".into()), "non-zero".to_string()),
+                threshold: None,
+                note: None,
+            };
+            return Some(if name == "nonzero?" { flip(spec) } else { spec });
+        }
         "==" | "===" | "eql?" | "!=" => {
             // `cookie.to_s == ""`: whether the value is blank, a presence, not an enum
             // with an empty name.
@@ -1167,6 +1195,40 @@ mod tests {
         assert_eq!(cond_spec("obj.kind_of?(Admin::Role)").name, "obj_is_role");
         assert_eq!(cond_spec("user.is_a?(User)").name, "user_is_a_user");
         assert_eq!(cond_spec("order.is_a?(Order)").name, "order_is_an_order");
+    }
+
+    #[test]
+    fn a_numbers_sign_is_a_range_and_a_given_param_a_presence() {
+        let zero = cond_spec("payment.refunds.count.zero?");
+        assert_eq!(
+            summary(&zero),
+            (
+                "number_of_payment_refunds".into(),
+                "range",
+                "zero".into(),
+                "non-zero".into()
+            )
+        );
+        let positive = summary(&cond_spec("payment.balance.positive?"));
+        assert_eq!(
+            (positive.1, positive.2.as_str(), positive.3.as_str()),
+            ("range", "above 0", "at most 0")
+        );
+        let negative = summary(&cond_spec("payment.balance.negative?"));
+        assert_eq!(
+            (negative.2.as_str(), negative.3.as_str()),
+            ("below 0", "at least 0")
+        );
+        let given = cond_spec("params.key?(:auth_uid)");
+        assert_eq!(
+            summary(&given),
+            (
+                "auth_uid_param".into(),
+                "presence",
+                "auth uid param given".into(),
+                "auth uid param not given".into()
+            )
+        );
     }
 
     #[test]
