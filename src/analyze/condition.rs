@@ -608,8 +608,8 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
                     name: identifier(&noun),
                     description: format!("{noun} presence"),
                     kind: CharType::Presence,
-                    truthy: value(Value::String("present".into()), format!("{noun} given")),
-                    falsy: value(Value::String("nil".into()), format!("{noun} not given")),
+                    truthy: value(Value::String("present".into()), noun.clone()),
+                    falsy: value(Value::String("nil".into()), noun.clone()),
                     threshold: None,
                     note: None,
                 });
@@ -1225,8 +1225,8 @@ mod tests {
             (
                 "auth_uid_param".into(),
                 "presence",
-                "auth uid param given".into(),
-                "auth uid param not given".into()
+                "auth uid param".into(),
+                "auth uid param".into()
             )
         );
     }

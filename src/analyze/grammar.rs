@@ -159,8 +159,43 @@ fn single_article(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Words that may stand twice in a row in English (`that that`, `had had`).
+const DOUBLED_ON_PURPOSE: &[&str] = &["that", "had"];
+
+/// A text put together from parts says a word once where two parts meet on it
+/// (`payment` + `payment method` → `payment method`, `sends test email` + `email`,
+/// `responding to` + `to unsafe hash`). Quoted text is kept as written.
+pub fn single_words(text: &str) -> String {
+    let parts = runs(text);
+    let mut out = String::with_capacity(text.len());
+    let mut quoted = false;
+    let mut last_word: Option<&str> = None;
+    for &(word, part) in &parts {
+        if !word {
+            quoted ^= part.matches('"').count() % 2 == 1;
+            if part != " " {
+                last_word = None;
+            }
+            out.push_str(part);
+            continue;
+        }
+        let repeated = !quoted
+            && last_word.is_some_and(|w| {
+                w.eq_ignore_ascii_case(part)
+                    && !DOUBLED_ON_PURPOSE.contains(&part.to_lowercase().as_str())
+            });
+        if !repeated {
+            out.push_str(part);
+        }
+        last_word = Some(part);
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// A behavior description the validator accepts.
 pub fn behavior(text: &str) -> String {
+    let text = single_words(text);
+    let text = text.as_str();
     let mut out = rewrite_words(text, &|w| {
         let lower = w.to_lowercase();
         if lower == "not" {
@@ -191,6 +226,8 @@ const BINARY_VERBS: &[&str] = &["has", "have", "is", "are", "was", "were"];
 /// A value description the validator accepts: no leading context word; for binary
 /// characteristics at level >= 2, none of has/have/is/are/was/were; `not` as `NOT`.
 pub fn value_description(text: &str, binary_deep: bool) -> String {
+    let text = single_words(text);
+    let text = text.as_str();
     let mut out = rewrite_words(text, &|w| {
         let lower = w.to_lowercase();
         if lower == "not" {
@@ -281,6 +318,28 @@ pub fn behavior_id(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_where_two_parts_meet_is_said_once() {
+        assert_eq!(
+            single_words("payment payment method presence"),
+            "payment method presence"
+        );
+        assert_eq!(single_words("sends test email email"), "sends test email");
+        assert_eq!(
+            single_words("attrs responding to to unsafe hash"),
+            "attrs responding to unsafe hash"
+        );
+        // Quoted text and words doubled on purpose stay.
+        assert_eq!(single_words("returns \"no no\""), "returns \"no no\"");
+        assert_eq!(single_words("says that that works"), "says that that works");
+        // Only words side by side: a comma between them keeps both.
+        assert_eq!(single_words("red, red"), "red, red");
+        assert_eq!(
+            behavior("renders index template with with subprojects set"),
+            "renders index template with subprojects set"
+        );
+    }
 
     #[test]
     fn behaviors_lose_modals_and_leading_it_and_capitalise_not() {

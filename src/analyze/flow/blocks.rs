@@ -576,7 +576,7 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 category [presence] present:category present -> returns category category | nil:category missing => returns nil"]
+            vec!["1 category [presence] present:category present -> returns category | nil:category missing => returns nil"]
         );
     }
 

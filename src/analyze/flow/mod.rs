@@ -1112,7 +1112,7 @@ impl<'a> Walker<'a> {
             .collect();
         self.chars.push(Characteristic {
             name,
-            description,
+            description: grammar::single_words(&description),
             kind,
             values,
             source,
