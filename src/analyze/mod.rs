@@ -563,6 +563,7 @@ fn analyze_method(
         request.rules,
         class,
         &class_methods.clients,
+        request.project,
     );
     let mut db_writes = db_writes::collect(&bodies, class);
     // One call away: the effects and writes of the project methods it calls and of the
@@ -579,6 +580,7 @@ fn analyze_method(
                 rules: request.rules,
                 gems: request.gems,
                 facts,
+                kind: method.kind,
             },
         );
         for e in reached.effects {
