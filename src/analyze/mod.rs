@@ -565,7 +565,7 @@ fn analyze_method(
         &class_methods.clients,
         request.project,
     );
-    let mut db_writes = db_writes::collect(&bodies, class);
+    let mut db_writes = db_writes::collect(&bodies, class, &class_methods.clients);
     // One call away: the effects and writes of the project methods it calls and of the
     // model callbacks its writes run, each with where it comes from (`via`).
     let mut reached_files = Vec::new();

@@ -170,7 +170,13 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
             // Turbo's `broadcast_replace_to` and friends on a model; a method of the class
             // named `broadcast_x` (`broadcast_announcement_params`) is not one, what it
             // does is read from its body.
-            return Some(effect("event", format!("broadcasts the {}", words(own))));
+            // Each action its own effect: `broadcast_replace_to` and `broadcast_refresh`
+            // in one method are two broadcasts.
+            let action = turbo_action(name).unwrap_or("update");
+            return Some(effect(
+                "event",
+                format!("broadcasts a {action} of the {}", words(own)),
+            ));
         }
         if name == "perform_all_later" {
             return Some(effect("event", "enqueues the jobs".to_string()));

@@ -517,7 +517,7 @@ fn direct(
         &clients,
         Some(cx.files),
     );
-    let writes = super::db_writes::collect(&bodies, class);
+    let writes = super::db_writes::collect(&bodies, class, &clients);
     (effects, writes)
 }
 
