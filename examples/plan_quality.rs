@@ -531,13 +531,15 @@ fn inverted(context: &str, value: &str) -> bool {
 
 /// Side effects a method's code shows by its calls, found by patterns of their own (not
 /// the analyzer's): the method's body and the bodies of the same-class methods it calls,
-/// transitively. `(kind, line, call as written)`.
+/// transitively. `(kind, key, line, call as written)`: the key is the call without its
+/// arguments but a leading name (`FastlyPurgeJob.perform_later`, `Bus.publish(:paid)`),
+/// so the same effect sent from two places of a method is one effect.
 fn effect_sites(
     facts: &FileFacts,
     class_name: &str,
     method: &MethodFacts,
     app_classes: &BTreeSet<String>,
-) -> Vec<(&'static str, u32, String)> {
+) -> Vec<(&'static str, String, u32, String)> {
     let mut bodies: Vec<&Node> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut queue: Vec<&MethodFacts> = vec![method];
@@ -559,9 +561,15 @@ fn effect_sites(
             }
         }
     }
+    let held = held_clients(facts, class_name, method, &bodies);
+    let o = Oracle {
+        class_name,
+        app_classes,
+        held: &held,
+    };
     let mut out = Vec::new();
     for body in bodies {
-        sites(body, class_name, app_classes, &mut out);
+        o.sites(body, &mut out);
     }
     out
 }
@@ -575,122 +583,359 @@ fn implicit_calls(node: &Node, out: &mut Vec<String>) {
     node.for_each_child(&mut |child| implicit_calls(child, out));
 }
 
-fn sites(
-    node: &Node,
+const HTTP_LIBS: &[&str] = &[
+    "HTTP",
+    "HTTParty",
+    "Faraday",
+    "RestClient",
+    "Net::HTTP",
+    "Excon",
+    "Typhoeus",
+];
+const HTTP_CALLS: &[&str] = &[
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "request",
+    "start",
+    "get_response",
+    "post_form",
+    "head",
+];
+const SDKS: &[&str] = &[
+    "Stripe::",
+    "Aws::",
+    "Octokit",
+    "Twilio::",
+    "Slack::",
+    "Fog::",
+    "Google::Apis::",
+    "Braintree::",
+    "OpenAI::",
+    "Plaid::",
+];
+const CACHE_CALLS: &[&str] = &[
+    "write",
+    "fetch",
+    "delete",
+    "increment",
+    "decrement",
+    "delete_matched",
+    "set",
+    "setex",
+    "del",
+    "incr",
+    "expire",
+    "hset",
+    "lpush",
+    "sadd",
+    "clear",
+    "write_multi",
+];
+
+/// Enumerable's and Array's readers: what a method does with an answer it holds.
+const ENUMERABLE: &[&str] = &[
+    "first",
+    "last",
+    "map",
+    "select",
+    "reject",
+    "each",
+    "find",
+    "detect",
+    "count",
+    "size",
+    "to_a",
+    "any?",
+    "dig",
+    "[]",
+    "filter_map",
+    "flat_map",
+    "sort_by",
+    "group_by",
+    "sum",
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Held {
+    Http,
+    Sdk,
+    Store,
+}
+
+/// What a value builds, when it is a client: an HTTP library's connection (`Faraday.new`,
+/// `HTTP.auth(t)`), an SDK's client (`Aws::S3::Client.new`; not `Stripe::Charge.create`,
+/// which returns the service's answer), or a store (`Rails.cache`, `Redis.new`).
+fn client_value(value: &Node) -> Option<Held> {
+    let rendered = value.render();
+    let text = rendered.trim_start_matches("::");
+    let under =
+        |lib: &str| text.starts_with(&format!("{lib}.")) || text.starts_with(&format!("{lib}::"));
+    if text == "Rails.cache" || text == "$redis" || under("Redis") {
+        return Some(Held::Store);
+    }
+    if HTTP_LIBS.iter().any(|h| under(h)) {
+        return Some(Held::Http);
+    }
+    let built = matches!(value, Node::Call(c) if c.name == "new");
+    (built && SDKS.iter().any(|p| text.starts_with(p))).then_some(Held::Sdk)
+}
+
+/// The clients the method can reach by a name: locals and instance variables assigned one
+/// (`s3 = Aws::S3::Client.new`, `@cache = Rails.cache` in `initialize`), and methods of the
+/// class without parameters that return one (`def connection; Faraday.new(...); end`,
+/// `@client ||= Octokit::Client.new`). Keyed by the receiver as written (`s3`, `@cache`).
+fn held_clients(
+    facts: &FileFacts,
     class_name: &str,
-    app_classes: &BTreeSet<String>,
-    out: &mut Vec<(&'static str, u32, String)>,
-) {
-    if let Node::Call(c) = node {
-        let recv = c.recv.as_ref().map(Node::render).unwrap_or_default();
-        let name = c.name.as_str();
-        let text = node.render();
-        let lower = recv.to_ascii_lowercase();
-        let kind = if name.starts_with("deliver")
-            && (recv.contains("Mailer")
-                || recv.contains("Notifier")
-                || (c
-                    .recv
-                    .as_ref()
-                    .is_some_and(|r| matches!(r, Node::Call(i) if i.recv.is_none()))
-                    && class_name.ends_with("Mailer")))
-        {
-            Some("email")
-        } else if (recv == "Rails.cache" || lower.contains("redis"))
-            && [
-                "write",
-                "fetch",
-                "delete",
-                "increment",
-                "decrement",
-                "delete_matched",
-                "set",
-                "setex",
-                "del",
-                "incr",
-                "expire",
-                "hset",
-                "lpush",
-                "sadd",
-                "clear",
-                "write_multi",
-            ]
-            .contains(&name)
-        {
-            Some("cache")
-        } else if ["perform_later", "perform_async", "perform_in", "perform_at"].contains(&name)
-            || (recv == "Sidekiq::Client" && ["push", "push_bulk"].contains(&name))
-            || name == "perform_all_later"
-            || (recv == "ActiveSupport::Notifications" && name == "instrument")
-            || (["broadcast", "broadcast_to"].contains(&name) && c.recv.is_some())
-            // `publish` on a class the app defines is that class's own method (one call
-            // away, judged by the labels); on anything else it publishes.
-            || (name == "publish" && c.recv.is_some() && !app_classes.contains(&recv))
-            || (c.recv.is_none() && name.starts_with("broadcast_"))
-        {
-            Some("event")
-        } else if (lower.contains("webhook") || lower.contains("hook"))
-            && [
-                "deliver",
-                "deliver_later",
-                "post",
-                "call",
-                "perform",
-                "trigger",
-                "execute",
-            ]
-            .contains(&name)
-        {
-            Some("webhook")
-        } else if [
-            "HTTP",
-            "HTTParty",
-            "Faraday",
-            "RestClient",
-            "Net::HTTP",
-            "Excon",
-            "Typhoeus",
-        ]
-        .iter()
-        .any(|h| {
-            recv == *h || recv.starts_with(&format!("{h}.")) || recv.starts_with(&format!("{h}::"))
-        }) && [
-            "get",
-            "post",
-            "put",
-            "patch",
-            "delete",
-            "request",
-            "start",
-            "get_response",
-            "post_form",
-            "head",
-        ]
-        .contains(&name)
-            || (recv == "URI" && name == "open")
-            // API SDKs: any call but a constructor, a predicate or configuration.
-            || ([
-                "Stripe::", "Aws::", "Octokit", "Twilio::", "Slack::", "Fog::", "Google::Apis::",
-                "Braintree::", "OpenAI::",
-            ]
-            .iter()
-            .any(|p| recv.starts_with(p) || recv == p.trim_end_matches("::"))
-                && !["new", "configure", "config"].contains(&name)
-                && !name.ends_with('?'))
-        {
-            Some("external_api")
-        } else {
-            None
-        };
-        if let Some(kind) = kind {
-            out.push((kind, c.line, text));
-            for a in &c.args {
-                sites(a, class_name, app_classes, out);
+    method: &MethodFacts,
+    bodies: &[&Node],
+) -> BTreeMap<String, Held> {
+    fn assigned(node: &Node, locals: bool, out: &mut BTreeMap<String, Held>) {
+        if let Node::Assign { target, value, .. } = node {
+            let name = match target {
+                index::body::Target::Lvar(n) if locals => Some(n.clone()),
+                index::body::Target::Ivar(n) => Some(format!("@{n}")),
+                _ => None,
+            };
+            if let (Some(name), Some(held)) = (name, client_value(value)) {
+                out.insert(name, held);
             }
-            return;
+        }
+        node.for_each_child(&mut |child| assigned(child, locals, out));
+    }
+    let mut out = BTreeMap::new();
+    for m in facts.methods.iter().filter(|m| m.owner == class_name) {
+        let Some(body) = m.body.as_deref() else {
+            continue;
+        };
+        assigned(body, false, &mut out);
+        if m.kind == method.kind && m.params.is_empty() {
+            let last = match body {
+                Node::Seq(items) => items.last(),
+                other => Some(other),
+            };
+            let value = match last {
+                Some(Node::Assign { value, .. }) => Some(&**value),
+                other => other,
+            };
+            if let Some(held) = value.and_then(client_value) {
+                out.insert(m.name.clone(), held);
+            }
         }
     }
-    node.for_each_child(&mut |child| sites(child, class_name, app_classes, out));
+    for body in bodies {
+        assigned(body, true, &mut out);
+    }
+    // `@client = create_client`: an ivar assigned what a method of the class returns.
+    fn by_method(node: &Node, out: &mut BTreeMap<String, Held>) {
+        if let Node::Assign {
+            target: index::body::Target::Ivar(n),
+            value,
+            ..
+        } = node
+        {
+            if let Node::Call(c) = &**value {
+                if c.recv.is_none() && c.args.is_empty() {
+                    if let Some(held) = out.get(&c.name).copied() {
+                        out.insert(format!("@{n}"), held);
+                    }
+                }
+            }
+        }
+        node.for_each_child(&mut |child| by_method(child, out));
+    }
+    for m in facts.methods.iter().filter(|m| m.owner == class_name) {
+        if let Some(body) = m.body.as_deref() {
+            by_method(body, &mut out);
+        }
+    }
+    // `attr_reader :client` defines no method the facts list: a name the class does not
+    // define reads the instance variable of that name.
+    let readers: Vec<(String, Held)> = out
+        .iter()
+        .filter_map(|(name, held)| {
+            let bare = name.strip_prefix('@')?;
+            (!facts
+                .methods
+                .iter()
+                .any(|m| m.owner == class_name && m.name == bare))
+            .then(|| (bare.to_string(), *held))
+        })
+        .collect();
+    for (name, held) in readers {
+        out.entry(name).or_insert(held);
+    }
+    out
+}
+
+/// The receiver a chain of calls without arguments starts from: an SDK's resources are
+/// reached through it (`client.v1.customers` → `client`).
+fn chain_root(node: &Node) -> &Node {
+    match node {
+        Node::Call(c) if c.args.is_empty() && c.block.is_none() => {
+            c.recv.as_ref().map_or(node, chain_root)
+        }
+        other => other,
+    }
+}
+
+/// Turbo's broadcasts (`Turbo::StreamsChannel.broadcast_replace_to`, a record's
+/// `broadcast_refresh_later`): `broadcast_{action}[_later][_to]`.
+fn turbo_broadcast(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("broadcast_") else {
+        return false;
+    };
+    let rest = rest.strip_suffix("_to").unwrap_or(rest);
+    let rest = rest.strip_suffix("_later").unwrap_or(rest);
+    [
+        "remove", "replace", "update", "before", "after", "append", "prepend", "refresh", "action",
+        "render",
+    ]
+    .contains(&rest)
+}
+
+/// The call without its arguments, but a leading symbol or string (the event's, stream's
+/// or key's name): what tells two effects apart.
+fn effect_key(node: &Node) -> String {
+    match node {
+        Node::Call(c) => {
+            let recv = c.recv.as_ref().map(effect_key).unwrap_or_default();
+            // A name, interpolated or not, up to its first interpolation.
+            let name = match c.args.first().map(Node::render) {
+                Some(arg) if arg.starts_with(['"', ':', '\'']) => {
+                    let head = arg.split("#{").next().unwrap_or(&arg);
+                    format!("{}({head})", c.name)
+                }
+                _ => c.name.clone(),
+            };
+            if recv.is_empty() {
+                name
+            } else {
+                format!("{recv}.{name}")
+            }
+        }
+        other => other.render(),
+    }
+}
+
+struct Oracle<'a> {
+    class_name: &'a str,
+    app_classes: &'a BTreeSet<String>,
+    held: &'a BTreeMap<String, Held>,
+}
+
+impl Oracle<'_> {
+    fn sites(&self, node: &Node, out: &mut Vec<(&'static str, String, u32, String)>) {
+        let (class_name, app_classes) = (self.class_name, self.app_classes);
+        if let Node::Call(c) = node {
+            let recv = c.recv.as_ref().map(Node::render).unwrap_or_default();
+            let name = c.name.as_str();
+            let text = node.render();
+            let lower = recv.to_ascii_lowercase();
+            // What Enumerable does with a service's answer (`client.emails.first`) is no
+            // call of its own: the call is the one it is made on.
+            if ENUMERABLE.contains(&name) {
+                node.for_each_child(&mut |child| self.sites(child, out));
+                return;
+            }
+            let held = self.held.get(&recv).copied().or_else(|| {
+                c.recv
+                    .as_ref()
+                    .map(|r| chain_root(r).render())
+                    .and_then(|root| self.held.get(&root).copied())
+                    .filter(|h| *h == Held::Sdk)
+            });
+            let kind = if name.starts_with("deliver")
+                && (recv.contains("Mailer")
+                    || recv.contains("Notifier")
+                    || (c
+                        .recv
+                        .as_ref()
+                        .is_some_and(|r| matches!(r, Node::Call(i) if i.recv.is_none()))
+                        && class_name.ends_with("Mailer")))
+            {
+                Some("email")
+            } else if (recv == "Rails.cache"
+                || lower.contains("redis")
+                || held == Some(Held::Store))
+                && CACHE_CALLS.contains(&name)
+            {
+                Some("cache")
+            } else if ["perform_later", "perform_async", "perform_in", "perform_at"]
+                .contains(&name)
+                || (recv == "Sidekiq::Client" && ["push", "push_bulk"].contains(&name))
+                || name == "perform_all_later"
+                || (recv == "ActiveSupport::Notifications" && name == "instrument")
+                || (["broadcast", "broadcast_to"].contains(&name) && c.recv.is_some())
+                // `publish` on a class the app defines is that class's own method (one
+                // call away, judged by the labels); on anything else it publishes.
+                || (name == "publish" && c.recv.is_some() && !app_classes.contains(&recv))
+                // Turbo's broadcasts, on a stream channel, a record or the record itself; a
+                // method of the app named `broadcast_x` is no broadcast of its own (its body
+                // is read when it is the class's).
+                || turbo_broadcast(name)
+            {
+                Some("event")
+            } else if (lower.contains("webhook") || lower.contains("hook"))
+                && [
+                    "deliver",
+                    "deliver_later",
+                    "post",
+                    "call",
+                    "perform",
+                    "trigger",
+                    "execute",
+                ]
+                .contains(&name)
+            {
+                Some("webhook")
+            } else if HTTP_LIBS.iter().any(|h| {
+                recv == *h
+                    || recv.starts_with(&format!("{h}."))
+                    || recv.starts_with(&format!("{h}::"))
+            }) && HTTP_CALLS.contains(&name)
+                || (held == Some(Held::Http) && HTTP_CALLS.contains(&name))
+                || (recv == "URI" && name == "open")
+                // API SDKs: any call but a constructor, a predicate or configuration.
+                || ((SDKS
+                    .iter()
+                    .any(|p| recv.starts_with(p) || recv == p.trim_end_matches("::"))
+                    || held == Some(Held::Sdk))
+                    // Stripe's webhook checks verify a signature locally.
+                    && ![
+                        "new",
+                        "configure",
+                        "config",
+                        "construct_event",
+                        "parse_thin_event",
+                    ]
+                    .contains(&name)
+                    && !name.ends_with('?')
+                    // `client.api_endpoint = url` sets the client up; nothing is sent.
+                    && !name.ends_with('='))
+            {
+                Some("external_api")
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                out.push((kind, effect_key(node), c.line, text));
+                // What the call is given runs too: its arguments, and its block (`Rails
+                // .cache.fetch(key) { Octokit.releases(repo) }` calls the API on a miss).
+                for a in &c.args {
+                    self.sites(a, out);
+                }
+                if let Some(b) = &c.block {
+                    self.sites(&b.body, out);
+                }
+                return;
+            }
+        }
+        node.for_each_child(&mut |child| self.sites(child, out));
+    }
 }
 
 struct Figures {
@@ -760,12 +1005,12 @@ fn figures(app: &App) -> Figures {
                 };
                 // Side effects: per method and kind, the tool's count against the sites'.
                 let sites = effect_sites(&file.facts, &plan.class_name, facts, &app_classes);
-                let mut by_kind: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-                for (kind, line, text) in &sites {
+                let mut by_kind: BTreeMap<&'static str, Vec<(String, String)>> = BTreeMap::new();
+                for (kind, key, line, text) in &sites {
                     by_kind
                         .entry(kind)
                         .or_default()
-                        .push(format!("{}:{line} {text}", file.facts.path));
+                        .push((key.clone(), format!("{}:{line} {text}", file.facts.path)));
                 }
                 let mut tool: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
                 // The oracle reads the method's own code: effects one call away (`via`)
@@ -783,8 +1028,13 @@ fn figures(app: &App) -> Figures {
                     let s = by_kind.get(kind).map_or(&[][..], Vec::as_slice);
                     let t = tool.get(kind).map_or(&[][..], Vec::as_slice);
                     // Two sites sending the same mail are one side effect of the method.
-                    let distinct: BTreeSet<&String> = s.iter().collect();
-                    let sites_n = distinct.len().min(s.len()).max(usize::from(!s.is_empty()));
+                    let mut distinct: BTreeSet<&String> = BTreeSet::new();
+                    let s: Vec<&String> = s
+                        .iter()
+                        .filter(|(key, _)| distinct.insert(key))
+                        .map(|(_, site)| site)
+                        .collect();
+                    let sites_n = s.len();
                     let matched = sites_n.min(t.len());
                     let e = f.effects.entry(kind).or_default();
                     e.0 += sites_n;

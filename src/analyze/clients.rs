@@ -11,6 +11,10 @@
 //! A constant of an API gem (`Stripe`, `Octokit`, `Twilio`) counts when the project's
 //! `Gemfile.lock` has the gem, or when there is no lockfile; a project class that happens
 //! to be called `Slack` is not a Slack API client.
+//!
+//! Error reporters (`Sentry.capture_exception`, `Honeybadger.notify`) are not clients: they
+//! report, as the logger does, and send nothing from a test (there is no DSN there); a
+//! spec stubs no request for them.
 
 use std::collections::BTreeMap;
 
@@ -72,7 +76,6 @@ pub const API_CLIENTS: &[(&str, &str)] = &[
     ("Hubspot", "hubspot-api-client"),
     ("Zendesk", "zendesk_api"),
     ("ZendeskAPI", "zendesk_api"),
-    ("Sentry", "sentry-ruby"),
 ];
 
 /// Calls that build or configure a client and return it (the next call in the chain is
@@ -140,6 +143,9 @@ pub const REQUEST_CALLS: &[&str] = &[
 #[derive(Debug, Default, Clone)]
 pub struct Clients {
     methods: BTreeMap<String, String>,
+    /// Every method the class defines (a call to another name with an ivar's name reads
+    /// that ivar: `attr_reader :client`).
+    defined: std::collections::BTreeSet<String>,
     ivars: BTreeMap<String, String>,
     /// The project's resolved gems (`Gemfile.lock`), `None` without a lockfile.
     gems: Option<Vec<String>>,
@@ -156,6 +162,7 @@ impl Clients {
         // Octokit::Client.new(access_token: token); end`, `def repo; client.repo(..)`).
         for _ in 0..2 {
             for m in facts.methods.iter().filter(|m| m.owner == class) {
+                clients.defined.insert(m.name.clone());
                 let Some(body) = m.body.as_deref() else {
                     continue;
                 };
@@ -201,6 +208,13 @@ impl Clients {
                     if let Some(root) = self.methods.get(&c.name) {
                         return Some(root.clone());
                     }
+                    // `attr_reader :client` defines no method we list: a call to a name the
+                    // class does not define, over an ivar of that name, reads the ivar.
+                    if !self.defined.contains(&c.name) {
+                        if let Some(root) = self.ivars.get(&c.name) {
+                            return Some(root.clone());
+                        }
+                    }
                 }
                 match (&c.recv, c.name.as_str()) {
                     (Some(Node::Const { path, .. }), "cache") if path == "Rails" => {
@@ -214,6 +228,12 @@ impl Clients {
                     // other call returns what the service answered (`Stripe::Invoice
                     // .retrieve(id).status` reads the answer, it sends no request).
                     (Some(recv), name) if BUILDERS.contains(&name) => self.root_of(recv, blocks),
+                    // An SDK client's resources (`client.v1.customers`, `client.checkout
+                    // .sessions`): a call without arguments on it is still the client when
+                    // a call is made on it in turn, which sends the request.
+                    (Some(recv), _) if c.args.is_empty() && c.block.is_none() => self
+                        .root_of(recv, blocks)
+                        .filter(|root| !Clients::is_http(root) && !Clients::is_store(root)),
                     _ => None,
                 }
             }

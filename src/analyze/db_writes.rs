@@ -12,12 +12,15 @@
 //! | `increment!`, `decrement!`, `toggle!`, `touch` | the call |
 //!
 //! Not writes: the same names on a hash, the session, params, the cache, a file or a
-//! string (`params.delete(:id)`, `Rails.cache.delete(k)`, `File.delete(p)`).
+//! string (`params.delete(:id)`, `Rails.cache.delete(k)`, `File.delete(p)`), or on a
+//! client of a remote service or a store (`Stripe::Customer.create(...)`,
+//! `client.v1.customers.create(...)`: a request, which `side_effects` lists).
 //!
 //! Example: `Token.where(user: user).delete_all` → `{operation: delete_all, target: Token}`.
 
 use crate::index::body::{walk, Call, Node, Visitor};
 
+use super::clients::Clients;
 use super::grammar::words;
 use super::model::DbWrite;
 
@@ -90,9 +93,12 @@ const NOT_RECORDS: &[&str] = &[
 ];
 
 /// The writes in `bodies`, in order of appearance, each (operation, target) once.
-pub fn collect(bodies: &[&Node], own: &str) -> Vec<DbWrite> {
+/// `clients` are what the class holds of remote services and stores: calls on them write
+/// no row.
+pub fn collect(bodies: &[&Node], own: &str, clients: &Clients) -> Vec<DbWrite> {
     let mut finder = Finder {
         own,
+        clients,
         out: Vec::new(),
     };
     for body in bodies {
@@ -103,13 +109,18 @@ pub fn collect(bodies: &[&Node], own: &str) -> Vec<DbWrite> {
 
 struct Finder<'a> {
     own: &'a str,
+    clients: &'a Clients,
     out: Vec<DbWrite>,
 }
 
 impl<'n> Visitor<'n> for Finder<'_> {
     fn enter(&mut self, node: &'n Node) -> bool {
         if let Node::Call(c) = node {
-            if let Some(write) = write_of(c, self.own) {
+            let on_client = c
+                .recv
+                .as_ref()
+                .is_some_and(|r| self.clients.root_of(r, &[]).is_some());
+            if let Some(write) = write_of(c, self.own).filter(|_| !on_client) {
                 if !self
                     .out
                     .iter()
@@ -212,7 +223,7 @@ mod tests {
             &ExtractOptions::with_bodies(),
         );
         let body = facts.methods[0].body.clone().unwrap();
-        collect(&[&body], "Token")
+        collect(&[&body], "Token", &Clients::of_class(&facts, "Token", None))
             .into_iter()
             .map(|w| (w.operation, w.target))
             .collect()
@@ -233,7 +244,7 @@ mod tests {
     }
 
     #[test]
-    fn the_same_names_on_hashes_caches_files_and_collections_are_not_writes() {
-        assert!(writes("    params.delete(:id)\n    session.delete(:user_id)\n    Rails.cache.delete(\"k\")\n    File.delete(\"x\")\n    list.delete(1)\n    options[:x].update(y: 1)\n    \"abc\".delete(\"a\")").is_empty());
+    fn the_same_names_on_hashes_caches_files_collections_and_clients_are_not_writes() {
+        assert!(writes("    Stripe::Customer.create(email: user.email)\n    Redis.current.del(\"k\")\n    params.delete(:id)\n    session.delete(:user_id)\n    Rails.cache.delete(\"k\")\n    File.delete(\"x\")\n    list.delete(1)\n    options[:x].update(y: 1)\n    \"abc\".delete(\"a\")").is_empty());
     }
 }

@@ -544,27 +544,53 @@ fn analyze_method(
     // methods (public ones too) it calls, transitively.
     let absorbed = class_methods.absorber.absorbed(index);
     let mut bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
-    for i in &absorbed {
-        if let Some(body) = facts.methods.get(*i).and_then(|m| m.body.as_deref()) {
+    // Each helper with its own locals' types (`client = Octokit::Client.new` in a private
+    // method is a client there, not in the caller).
+    let mut helpers: Vec<(&crate::index::body::Node, &crate::index::MethodFacts)> = Vec::new();
+    for m in absorbed.iter().filter_map(|i| facts.methods.get(*i)) {
+        if let Some(body) = m.body.as_deref() {
             bodies.push(body);
+            helpers.push((body, m));
         }
     }
     for helper in same_class_callees(class_methods, facts, method) {
         if let Some(body) = helper.body.as_deref() {
             if !bodies.iter().any(|b| std::ptr::eq(*b, body)) {
                 bodies.push(body);
+                helpers.push((body, helper));
             }
         }
     }
+    let own_bodies: Vec<&crate::index::body::Node> = method.body.as_deref().into_iter().collect();
     let mut effects = side_effects::collect(
-        &bodies,
+        &own_bodies,
         &cx.env,
         lookup,
         request.rules,
         class,
         &class_methods.clients,
+        request.project,
     );
-    let mut db_writes = db_writes::collect(&bodies, class);
+    for (body, helper) in &helpers {
+        let env = TypeEnv::build(helper, initialize, lookup);
+        for e in side_effects::collect(
+            &[*body],
+            &env,
+            lookup,
+            request.rules,
+            class,
+            &class_methods.clients,
+            request.project,
+        ) {
+            if !effects
+                .iter()
+                .any(|o| o.behavior.description == e.behavior.description)
+            {
+                effects.push(e);
+            }
+        }
+    }
+    let mut db_writes = db_writes::collect(&bodies, class, &class_methods.clients);
     // One call away: the effects and writes of the project methods it calls and of the
     // model callbacks its writes run, each with where it comes from (`via`).
     let mut reached_files = Vec::new();
@@ -579,6 +605,7 @@ fn analyze_method(
                 rules: request.rules,
                 gems: request.gems,
                 facts,
+                kind: method.kind,
             },
         );
         for e in reached.effects {

@@ -20,9 +20,10 @@ use crate::index::body::{walk, Call, Node, Visitor};
 use super::clients::{Clients, REQUEST_CALLS};
 use super::grammar::{self, words};
 use super::model::{BehaviorDraft, BehaviorKind, SideEffect};
-use super::types::{ClassKind, Lookup, TypeEnv};
+use super::types::{ClassKind, Lookup, ProjectFiles, TypeEnv};
 
-/// Finds side effects in `nodes`, in order of appearance, each once.
+/// Finds side effects in `nodes`, in order of appearance, each once. `project`, when
+/// given, tells a class the app defines from a constant it assigns an object to.
 pub fn collect(
     nodes: &[&Node],
     env: &TypeEnv,
@@ -30,6 +31,7 @@ pub fn collect(
     rules: &[SideEffectRule],
     own: &str,
     clients: &Clients,
+    project: Option<&dyn ProjectFiles>,
 ) -> Vec<SideEffect> {
     let mut finder = Finder {
         env,
@@ -37,6 +39,7 @@ pub fn collect(
         rules,
         own,
         clients,
+        project,
         blocks: Vec::new(),
         out: Vec::new(),
     };
@@ -52,6 +55,7 @@ struct Finder<'a> {
     rules: &'a [SideEffectRule],
     own: &'a str,
     clients: &'a Clients,
+    project: Option<&'a dyn ProjectFiles>,
     /// Block parameters that hold a client (`|http|` of `Net::HTTP.start`), innermost last.
     blocks: Vec<(String, String)>,
     out: Vec<SideEffect>,
@@ -162,9 +166,17 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
             let last = own.rsplit("::").next().unwrap_or(own);
             return Some(effect("event", format!("enqueues {}", words(last))));
         }
-        if name.starts_with("broadcast_") {
-            // Turbo's `broadcast_replace_to` and friends on a model.
-            return Some(effect("event", format!("broadcasts the {}", words(own))));
+        if turbo_broadcast(name) {
+            // Turbo's `broadcast_replace_to` and friends on a model; a method of the class
+            // named `broadcast_x` (`broadcast_announcement_params`) is not one, what it
+            // does is read from its body.
+            // Each action its own effect: `broadcast_replace_to` and `broadcast_refresh`
+            // in one method are two broadcasts.
+            let action = turbo_action(name).unwrap_or("update");
+            return Some(effect(
+                "event",
+                format!("broadcasts a {action} of the {}", words(own)),
+            ));
         }
         if name == "perform_all_later" {
             return Some(effect("event", "enqueues the jobs".to_string()));
@@ -206,10 +218,18 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
     if let Some(mail) = delivery(c, recv, own) {
         return Some(mail);
     }
-    if c.name.starts_with("broadcast") && !matches!(recv, Node::SelfRef) {
+    if (matches!(name, "broadcast" | "broadcast_to") || turbo_broadcast(name))
+        && !matches!(recv, Node::SelfRef)
+    {
         // ActionCable `ActionCable.server.broadcast`, `Channel.broadcast_to`, Turbo's
-        // `Turbo::StreamsChannel.broadcast_replace_to`, `record.broadcast_...`.
-        let stream = first_name(c).unwrap_or_else(|| "the update".to_string());
+        // `Turbo::StreamsChannel.broadcast_replace_to`, `record.broadcast_refresh`. Another
+        // name (`family.broadcast_sync_complete`) is the app's own method, one call away.
+        // Turbo's action tells two broadcasts of a method apart when no stream is named
+        // (`broadcast_replace_to(account, ...)` and `broadcast_refresh`).
+        let stream = first_name(c).unwrap_or_else(|| match turbo_action(name) {
+            Some(action) => format!("a {action} update"),
+            None => "the update".to_string(),
+        });
         return Some(effect("event", format!("broadcasts {stream}")));
     }
     if name == "perform_all_later" {
@@ -270,8 +290,12 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         return Some(effect("webhook", format!("sends {event} notification")));
     }
     // `publish` on a class of the app is that class's own method: what it does (a row, a
-    // broadcast) is found one call away, not guessed from its name.
-    let app_class = !target.is_empty() && lookup.kind(&target) != ClassKind::Unknown;
+    // broadcast) is found one call away, not guessed from its name. A constant the app
+    // assigns a bus to (`Bus = Omnes::Bus.new` in `lib/spree/bus.rb`) is no class of its
+    // own: publishing on it is the event.
+    let app_class = !target.is_empty()
+        && lookup.kind(&target) != ClassKind::Unknown
+        && f.project.is_none_or(|p| defines(p, &target, name));
     if (target == "ActiveSupport::Notifications" && name == "instrument")
         || (["publish", "emit"].contains(&name) && !matches!(recv, Node::SelfRef) && !app_class)
     {
@@ -328,6 +352,9 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
     if let Some(root) = client
         .as_deref()
         .filter(|r| !Clients::is_http(r) && !Clients::is_store(r))
+        // What Enumerable does with an answer (`client.emails.first`) sends nothing: the
+        // request is the call it is made on, found as the walk goes on.
+        .filter(|_| !ENUMERABLE.contains(&name))
     {
         // An API SDK: any call but a predicate, a constructor, its configuration or what
         // it computes locally (`Stripe::Webhook.construct_event` checks a signature).
@@ -342,6 +369,8 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
                 | "tap"
                 | "construct_from"
                 | "construct_event"
+                | "parse_thin_event"
+                | "parse_snapshot_event"
                 | "to_h"
                 | "to_json"
                 | "id"
@@ -358,6 +387,30 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
                 .map(|r| r.trim_start_matches("::"))
                 .filter(|r| !r.is_empty() && !r.ends_with("Client"))
                 .map(|r| format!("{} ", words(&r.replace("::", " "))))
+                .or_else(|| {
+                    // `client.v1.checkout.sessions.create(...)`: the resources called
+                    // through (`checkout sessions`), an API version left out.
+                    let mut names = Vec::new();
+                    let mut at = recv;
+                    while let Node::Call(inner) = at {
+                        // The innermost call without a receiver is the method that holds
+                        // the client (`client`), not a resource.
+                        if inner.args.is_empty() && inner.recv.is_some() {
+                            names.push(inner.name.as_str());
+                        }
+                        match &inner.recv {
+                            Some(r) => at = r,
+                            None => break,
+                        }
+                    }
+                    let said: Vec<String> = names
+                        .iter()
+                        .rev()
+                        .filter(|n| !is_version(n))
+                        .map(|n| words(n))
+                        .collect();
+                    (!said.is_empty()).then(|| format!("{} ", said.join(" ")))
+                })
                 .unwrap_or_default();
             return Some(effect(
                 "external_api",
@@ -367,6 +420,66 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
     }
     None
 }
+
+/// Whether the app's file for `class` defines that class or module with a method `name`
+/// (either kind): then a call to it is the app's method, not the library's.
+fn defines(project: &dyn ProjectFiles, class: &str, name: &str) -> bool {
+    project.class_file(class).is_some_and(|(_, facts)| {
+        facts
+            .methods
+            .iter()
+            .any(|m| m.owner == class && m.name == name)
+    })
+}
+
+/// Turbo's broadcasts (`Turbo::StreamsChannel.broadcast_replace_to`, a record's
+/// `broadcast_refresh_later`): `broadcast_{action}[_later][_to]`.
+pub fn turbo_broadcast(name: &str) -> bool {
+    turbo_action(name).is_some()
+}
+
+/// The action of a Turbo broadcast (`broadcast_replace_later_to` → `replace`).
+fn turbo_action(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("broadcast_")?;
+    let rest = rest.strip_suffix("_to").unwrap_or(rest);
+    let rest = rest.strip_suffix("_later").unwrap_or(rest);
+    matches!(
+        rest,
+        "remove"
+            | "replace"
+            | "update"
+            | "before"
+            | "after"
+            | "append"
+            | "prepend"
+            | "refresh"
+            | "action"
+            | "render"
+    )
+    .then_some(rest)
+}
+
+/// Enumerable's and Array's readers, which work on an answer already received.
+const ENUMERABLE: &[&str] = &[
+    "first",
+    "last",
+    "map",
+    "select",
+    "reject",
+    "each",
+    "find",
+    "detect",
+    "count",
+    "size",
+    "to_a",
+    "any?",
+    "dig",
+    "filter_map",
+    "flat_map",
+    "sort_by",
+    "group_by",
+    "sum",
+];
 
 /// The enqueue calls of ActiveJob and Sidekiq.
 const ENQUEUES: &[&str] = &[
@@ -382,6 +495,12 @@ fn const_node(path: &str) -> Node {
         path: path.to_string(),
         absolute: false,
     }
+}
+
+/// `v1`, `v2`: an API version in a client's chain.
+fn is_version(name: &str) -> bool {
+    name.strip_prefix('v')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn recv_is_kernel(recv: &Node) -> bool {
@@ -495,7 +614,7 @@ mod tests {
         let env = TypeEnv::build(&facts.methods[1], Some(&facts.methods[0]), &lookup);
         let body = facts.methods[1].body.clone().unwrap();
         let clients = Clients::of_class(&facts, "C", None);
-        collect(&[&body], &env, &lookup, rules, "C", &clients)
+        collect(&[&body], &env, &lookup, rules, "C", &clients, None)
             .into_iter()
             .map(|e| (e.kind, e.behavior.description))
             .collect()
@@ -571,6 +690,7 @@ mod tests {
             &[],
             "C",
             &clients,
+            None,
         )
         .into_iter()
         .map(|e| (e.kind, e.behavior.description))
@@ -587,12 +707,64 @@ mod tests {
                 ("cache", "caches orders".to_string()),
                 ("cache", "caches stats".to_string()),
                 ("event", "enqueues the jobs".to_string()),
-                ("event", "broadcasts the update".to_string()),
+                ("event", "broadcasts a replace update".to_string()),
                 ("event", "enqueues a Sidekiq job".to_string()),
                 (
                     "external_api",
                     "calls the Stripe invoice retrieve API".to_string()
                 ),
+            ]
+        );
+    }
+
+    /// What is called tells an effect: Turbo's and ActionCable's broadcasts (each Turbo
+    /// action its own), not a method of the app named `broadcast_x`; an SDK client read
+    /// through `attr_reader` and its resources (`client.v1.checkout.sessions`); the request
+    /// under Enumerable's readers; and what sends nothing: an error reporter, a webhook
+    /// signature check.
+    #[test]
+    fn broadcasts_sdk_resources_and_what_sends_nothing() {
+        let src = "class C\n  attr_reader :client, :github\n\n  def initialize(key)\n    @client = Stripe::StripeClient.new(key)\n    @github = Octokit::Client.new(access_token: key)\n  end\n\n  def m(account, body, sig)\n    account.family.broadcast_sync_complete\n    broadcast_announcement_params\n    account.broadcast_replace_to(account, target: \"balance\")\n    account.broadcast_refresh\n    Sentry.capture_exception(StandardError.new)\n    client.parse_thin_event(body, sig, KEY)\n    client.v1.checkout.sessions.create(customer: account.id)\n    client.v1.customers.update(account.id, metadata: {})\n    github.emails.first\n    github.emails.select(&:primary)\n  end\nend\n";
+        let facts = extract_with(
+            "app/services/c.rb",
+            src.as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let lookup = Lookup::new(None, &facts);
+        let m = facts.methods.iter().find(|m| m.name == "m").unwrap();
+        let env = TypeEnv::build(m, None, &lookup);
+        let gems = vec![
+            "octokit".to_string(),
+            "sentry-ruby".to_string(),
+            "stripe".to_string(),
+        ];
+        let clients = Clients::of_class(&facts, "C", Some(&gems));
+        let found: Vec<(&str, String)> = collect(
+            &[m.body.as_deref().unwrap()],
+            &env,
+            &lookup,
+            &[],
+            "C",
+            &clients,
+            None,
+        )
+        .into_iter()
+        .map(|e| (e.kind, e.behavior.description))
+        .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("event", "broadcasts a replace update".to_string()),
+                ("event", "broadcasts a refresh update".to_string()),
+                (
+                    "external_api",
+                    "calls the Stripe checkout sessions create API".to_string()
+                ),
+                (
+                    "external_api",
+                    "calls the Stripe customers update API".to_string()
+                ),
+                ("external_api", "calls the Octokit emails API".to_string()),
             ]
         );
     }

@@ -188,6 +188,14 @@ impl Lookup {
     }
 }
 
+/// The project's files, as the analysis of one file may read them (the side-effect finder
+/// asks whether a constant is a class the app defines, `via` reads the methods it calls).
+pub trait ProjectFiles: Sync + std::fmt::Debug {
+    /// The project-relative path and the facts (with bodies) of the file that defines
+    /// `class` at its Rails path, if the project has one that parses.
+    fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<FileFacts>)>;
+}
+
 /// What a variable holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VarType {

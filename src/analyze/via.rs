@@ -17,8 +17,14 @@
 //!   update ones, `destroy` the destroy ones; `update_all`, `delete_all`, `insert_all`,
 //!   `update_column` run none), reported with `via: Order after_create_commit :notify`.
 //!
-//! Not followed: calls two steps away, methods a class inherits or mixes in, dynamic
-//! dispatch (`send`, `public_send`), callbacks given as blocks or lambdas.
+//! - a method the class (its own, or the receiver's) does not define but gets from a project
+//!   module it includes (`include Notifiable`, an `ActiveSupport::Concern`) or from its
+//!   project superclass, as Ruby's method lookup finds it: the class's modules (the last
+//!   included first), then its superclass and that one's modules; reported with `via:
+//!   Notifiable#notify_followers`.
+//!
+//! Not followed: calls two steps away, modules of gems, dynamic dispatch (`send`,
+//! `public_send`), callbacks given as blocks or lambdas.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -31,12 +37,7 @@ use super::SideEffectRule;
 use crate::index::body::{walk, Call, Node, Visitor};
 use crate::index::{FileFacts, MethodFacts, MethodKind};
 
-/// The project's files, as the analysis of one file may read them.
-pub trait ProjectFiles: Sync + std::fmt::Debug {
-    /// The project-relative path and the facts (with bodies) of the file that defines
-    /// `class` at its Rails path, if the project has one that parses.
-    fn class_file(&self, class: &str) -> Option<(String, Arc<FileFacts>)>;
-}
+pub use super::types::ProjectFiles;
 
 /// What a method reaches one call away.
 #[derive(Debug, Default)]
@@ -65,6 +66,8 @@ pub struct Cx<'a> {
     pub gems: Option<&'a [String]>,
     /// The file being analyzed (its own class's callbacks are read from it).
     pub facts: &'a FileFacts,
+    /// The kind of the method analyzed (an implicit call is to a method of that kind).
+    pub kind: MethodKind,
 }
 
 /// At most this many other methods are followed per analyzed method.
@@ -80,8 +83,12 @@ pub fn reach(bodies: &[&Node], cx: &Cx<'_>) -> Reached {
         walk(&mut calls, body);
     }
     let mut out = Reached::default();
+    let (inherited, found): (Vec<Found>, Vec<Found>) = calls
+        .found
+        .into_iter()
+        .partition(|f| matches!(f, Found::Inherited { .. }));
     let mut seen: BTreeSet<(String, String, bool)> = BTreeSet::new();
-    for found in calls.found.into_iter().take(MAX_FOLLOWED * 4) {
+    for found in found.into_iter().take(MAX_FOLLOWED * 4) {
         if seen.len() >= MAX_FOLLOWED || !seen.insert(found.key()) {
             continue;
         }
@@ -92,6 +99,22 @@ pub fn reach(bodies: &[&Node], cx: &Cx<'_>) -> Reached {
                 singleton,
             } => follow_call(cx, &class, &method, singleton, &mut out),
             Found::Write { class, operation } => follow_callbacks(cx, &class, &operation, &mut out),
+            Found::Inherited { .. } => {}
+        }
+    }
+    // The own class's modules and superclasses, read once for every implicit call to a
+    // method the class does not define.
+    if !inherited.is_empty() {
+        let own = ancestors(cx.files, cx.facts, cx.own);
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for found in inherited {
+            let Found::Inherited { method } = found else {
+                continue;
+            };
+            if names.len() >= MAX_FOLLOWED || !names.insert(method.clone()) {
+                continue;
+            }
+            follow_ancestors(cx, &own, &method, cx.kind, &mut out);
         }
     }
     out.files.sort();
@@ -109,6 +132,10 @@ enum Found {
         class: String,
         operation: String,
     },
+    /// An implicit call to a method the own class does not define.
+    Inherited {
+        method: String,
+    },
 }
 
 impl Found {
@@ -124,6 +151,7 @@ impl Found {
                 format!("write:{}", callback_group(operation)),
                 false,
             ),
+            Found::Inherited { method } => (String::new(), method.clone(), true),
         }
     }
 }
@@ -156,6 +184,18 @@ impl Calls<'_, '_> {
                     self.found.push(Found::Write {
                         class: cx.own.to_string(),
                         operation: c.name.clone(),
+                    });
+                }
+                // A method the class does not define comes from a module or a superclass.
+                if is_plain_method_name(&c.name)
+                    && !cx
+                        .facts
+                        .methods
+                        .iter()
+                        .any(|m| m.owner == cx.own && m.name == c.name && m.kind == cx.kind)
+                {
+                    self.found.push(Found::Inherited {
+                        method: c.name.clone(),
                     });
                 }
                 return;
@@ -293,6 +333,12 @@ fn follow_call(cx: &Cx<'_>, class: &str, method: &str, singleton: bool, out: &mu
         .iter()
         .find(|m| m.owner == class && m.name == method && m.kind == kind && !m.dynamic)
     else {
+        // Not the class's own: one of its modules' or its superclass's.
+        let before = out.files.len();
+        follow_ancestors(cx, &ancestors(cx.files, &facts, class), method, kind, out);
+        if out.files.len() > before {
+            out.files.push(rel);
+        }
         return;
     };
     out.files.push(rel);
@@ -335,6 +381,112 @@ fn follow_callbacks(cx: &Cx<'_>, class: &str, operation: &str, out: &mut Reached
     }
 }
 
+/// At most this many modules and superclasses are read per class.
+const MAX_ANCESTORS: usize = 12;
+
+/// Follows `method` (of `kind`) into the first of a class's project modules and
+/// superclasses (`ancestors`, in lookup order) that defines it, as Ruby's lookup would.
+fn follow_ancestors(
+    cx: &Cx<'_>,
+    ancestors: &[(String, String, Arc<FileFacts>)],
+    method: &str,
+    kind: MethodKind,
+    out: &mut Reached,
+) {
+    for (name, rel, found) in ancestors {
+        let Some(target) = found
+            .methods
+            .iter()
+            .find(|m| m.owner == *name && m.name == method && m.kind == kind && !m.dynamic)
+        else {
+            continue;
+        };
+        out.files.push(rel.clone());
+        let via = format!(
+            "{name}{}{method}",
+            if kind == MethodKind::Singleton {
+                "."
+            } else {
+                "#"
+            }
+        );
+        let (effects, writes) = direct(cx, found, name, target);
+        push(out, effects, writes, &via);
+        return;
+    }
+}
+
+/// The project modules and superclasses of `class` (defined in `facts`), in Ruby's lookup
+/// order: its modules (the last included first), then its superclass and that one's, each
+/// with its file. Modules of gems and framework classes have no file and are left out.
+fn ancestors(
+    files: &dyn ProjectFiles,
+    facts: &FileFacts,
+    class: &str,
+) -> Vec<(String, String, Arc<FileFacts>)> {
+    let mut out: Vec<(String, String, Arc<FileFacts>)> = Vec::new();
+    let mut seen = vec![class.to_string()];
+    let Some(mut current) = facts.classes.iter().find(|c| c.name == class).cloned() else {
+        return out;
+    };
+    for _ in 0..4 {
+        let includes: Vec<&String> = current
+            .dsl
+            .iter()
+            .filter(|d| d.name == "include")
+            .flat_map(|d| d.args.iter())
+            .collect();
+        for module in includes.into_iter().rev() {
+            if out.len() >= MAX_ANCESTORS {
+                return out;
+            }
+            if let Some((name, rel, found)) = resolve(files, module, &current.nesting, &seen) {
+                seen.push(name.clone());
+                out.push((name, rel, found));
+            }
+        }
+        let Some(parent) = current.superclass.as_deref() else {
+            break;
+        };
+        // The superclass is written in the scope around the class statement.
+        let outer = current.nesting.get(1..).unwrap_or_default();
+        let Some((name, rel, found)) = resolve(files, parent, outer, &seen) else {
+            break;
+        };
+        let Some(next) = found.classes.iter().find(|c| c.name == name).cloned() else {
+            break;
+        };
+        seen.push(name.clone());
+        out.push((name, rel, found));
+        current = next;
+    }
+    out
+}
+
+/// The class or module `written` names from inside `scopes` (innermost first), as Ruby
+/// resolves a constant, when the project defines it at its Rails path.
+fn resolve(
+    files: &dyn ProjectFiles,
+    written: &str,
+    scopes: &[String],
+    seen: &[String],
+) -> Option<(String, String, Arc<FileFacts>)> {
+    let written = written.trim_start_matches("::");
+    let mut candidates: Vec<String> = scopes.iter().map(|s| format!("{s}::{written}")).collect();
+    candidates.push(written.to_string());
+    candidates.into_iter().find_map(|name| {
+        if seen.contains(&name) {
+            return None;
+        }
+        let (rel, found) = files.class_file(&name)?;
+        found
+            .classes
+            .iter()
+            .any(|c| c.name == name)
+            .then_some((name, rel, found))
+    })
+}
+
 /// The side effects and writes of `method` of `class` itself, with the private methods of
 /// its class it calls.
 fn direct(
@@ -356,8 +508,16 @@ fn direct(
     let env = TypeEnv::build(method, initialize, lookup);
     let bodies = with_callees(facts, class, method);
     let clients = Clients::of_class(facts, class, cx.gems);
-    let effects = side_effects::collect(&bodies, &env, lookup, cx.rules, class, &clients);
-    let writes = super::db_writes::collect(&bodies, class);
+    let effects = side_effects::collect(
+        &bodies,
+        &env,
+        lookup,
+        cx.rules,
+        class,
+        &clients,
+        Some(cx.files),
+    );
+    let writes = super::db_writes::collect(&bodies, class, &clients);
     (effects, writes)
 }
 
@@ -488,6 +648,7 @@ mod tests {
             rules: &[],
             gems: None,
             facts: &facts,
+            kind: MethodKind::Instance,
         };
         let reached = reach(&[method.body.as_deref().unwrap()], &cx);
         let effects: Vec<String> = reached
@@ -525,6 +686,145 @@ mod tests {
         assert_eq!(
             reached.files,
             ["app/models/invitation.rb", "app/models/order.rb"]
+        );
+    }
+
+    fn reached_effects(
+        project: &Files,
+        root: &std::path::Path,
+        path: &str,
+        src: &str,
+        class: &str,
+        method: &str,
+    ) -> Vec<String> {
+        let facts = extract_with(path, src.as_bytes(), &ExtractOptions::with_bodies());
+        let lookup = Lookup::new(Some(root.to_path_buf()), &facts);
+        let m = facts.methods.iter().find(|m| m.name == method).unwrap();
+        let env = TypeEnv::build(m, None, &lookup);
+        let cx = Cx {
+            own: class,
+            env: &env,
+            lookup: &lookup,
+            files: project,
+            rules: &[],
+            gems: None,
+            facts: &facts,
+            kind: m.kind,
+        };
+        let mut bodies = vec![m.body.as_deref().unwrap()];
+        let direct = side_effects::collect(
+            &bodies,
+            &env,
+            &lookup,
+            &[],
+            class,
+            &Clients::default(),
+            Some(project),
+        );
+        bodies.truncate(1);
+        let reached = reach(&bodies, &cx);
+        direct
+            .iter()
+            .chain(&reached.effects)
+            .map(|e| {
+                format!(
+                    "{} {} via {}",
+                    e.kind,
+                    e.behavior.description,
+                    e.via.as_deref().unwrap_or("-")
+                )
+            })
+            .collect()
+    }
+
+    /// Ruby's method lookup: a method the class gets from a project module it includes
+    /// (a concern) or from its project superclass brings that method's effects, named
+    /// by the module; a call on a record of a class that includes the module too.
+    #[test]
+    fn effects_of_included_modules_and_superclasses() {
+        let dir = tempfile::tempdir().unwrap();
+        for rel in [
+            "app/models/user.rb",
+            "app/models/concerns/notifiable.rb",
+            "app/services/base_sync.rb",
+        ] {
+            std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(rel), "").unwrap();
+        }
+        let project = files(&[
+            (
+                "User",
+                "app/models/user.rb",
+                "class User < ApplicationRecord\n  include Notifiable\nend\n",
+            ),
+            (
+                "Notifiable",
+                "app/models/concerns/notifiable.rb",
+                "module Notifiable\n  extend ActiveSupport::Concern\n\n  def notify_followers\n    FollowerMailer.followed(self).deliver_later\n  end\nend\n",
+            ),
+            (
+                "BaseSync",
+                "app/services/base_sync.rb",
+                "class BaseSync\n  def enqueue_followup\n    FollowupJob.perform_later(id)\n  end\nend\n",
+            ),
+        ]);
+        let own = "class Post < ApplicationRecord\n  include Notifiable\n\n  def publish!\n    notify_followers\n    render_preview\n  end\nend\n";
+        assert_eq!(
+            reached_effects(
+                &project,
+                dir.path(),
+                "app/models/post.rb",
+                own,
+                "Post",
+                "publish!"
+            ),
+            ["email sends followed email via Notifiable#notify_followers"]
+        );
+        let sync = "class PostSync < BaseSync\n  def call(user)\n    enqueue_followup\n    @user = User.find(user)\n    @user.notify_followers\n  end\nend\n";
+        assert_eq!(
+            reached_effects(
+                &project,
+                dir.path(),
+                "app/services/post_sync.rb",
+                sync,
+                "PostSync",
+                "call"
+            ),
+            [
+                "email sends followed email via Notifiable#notify_followers",
+                "event enqueues followup job via BaseSync#enqueue_followup",
+            ]
+        );
+    }
+
+    /// `publish` on a class the app defines with a `publish` method is that method (one
+    /// call away); on a constant the app assigns a bus to, it publishes the event.
+    #[test]
+    fn publish_on_a_bus_constant_is_the_event() {
+        let dir = tempfile::tempdir().unwrap();
+        for rel in ["lib/shop/bus.rb", "app/models/kit_event.rb"] {
+            std::fs::create_dir_all(dir.path().join(rel).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(rel), "").unwrap();
+        }
+        let project = files(&[
+            ("Shop::Bus", "lib/shop/bus.rb", "module Shop\n  Bus = Omnes::Bus.new\nend\n"),
+            (
+                "KitEvent",
+                "app/models/kit_event.rb",
+                "class KitEvent < ApplicationRecord\n  def self.publish(kit)\n    create!(kit: kit)\n  end\nend\n",
+            ),
+        ]);
+        let src = "class Kit < ApplicationRecord\n  def allocate!\n    KitEvent.publish(self)\n    Shop::Bus.publish(:kit_allocated, kit: self)\n  end\nend\n";
+        assert_eq!(
+            reached_effects(
+                &project,
+                dir.path(),
+                "app/models/kit.rb",
+                src,
+                "Kit",
+                "allocate!"
+            ),
+            ["event publishes kit allocated event via -"]
         );
     }
 
