@@ -599,20 +599,14 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
             });
         }
         // `params.key?(:auth_uid)`: the param is given.
-        "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) =>
-        {
-            // A param is there or not: its presence, as `params[:auth_uid]` is.
+        "key?" | "has_key?" | "include?" | "member?" if matches!(recv, Some(Node::Call(p)) if p.name == "params" && p.recv.is_none()) => {
             if let Some(Node::Sym(k) | Node::Str(k)) = call.args.first() {
                 let noun = format!("{} param", words(k));
-                return Some(Spec {
-                    name: identifier(&noun),
-                    description: format!("{noun} presence"),
-                    kind: CharType::Presence,
-                    truthy: value(Value::String("present".into()), noun.clone()),
-                    falsy: value(Value::String("nil".into()), noun.clone()),
-                    threshold: None,
-                    note: None,
-                });
+                return Some(yes_no(
+                    identifier(&noun),
+                    format!("whether the {noun} is given"),
+                    format!("{noun} given"),
+                ));
             }
         }
         // `params[:bbox]`, `options[:title]`: a value read from a hash is there or not.
@@ -1198,7 +1192,7 @@ mod tests {
     }
 
     #[test]
-    fn a_numbers_sign_is_a_range_and_a_given_param_a_presence() {
+    fn a_numbers_sign_is_a_range() {
         let zero = cond_spec("payment.refunds.count.zero?");
         assert_eq!(
             summary(&zero),
@@ -1218,16 +1212,6 @@ mod tests {
         assert_eq!(
             (negative.2.as_str(), negative.3.as_str()),
             ("below 0", "at least 0")
-        );
-        let given = cond_spec("params.key?(:auth_uid)");
-        assert_eq!(
-            summary(&given),
-            (
-                "auth_uid_param".into(),
-                "presence",
-                "auth uid param".into(),
-                "auth uid param".into()
-            )
         );
     }
 
