@@ -192,6 +192,26 @@ pub fn single_words(text: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` with each whole word `word` (outside quotes and parentheses: `(as v)` names a
+/// block's own variable) said as `with`.
+pub fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len() + with.len());
+    let mut quoted = false;
+    let mut depth = 0usize;
+    for (is_word, part) in runs(text) {
+        if !is_word {
+            quoted ^= part.matches('"').count() % 2 == 1;
+            depth = (depth + part.matches('(').count()).saturating_sub(part.matches(')').count());
+            out.push_str(part);
+        } else if !quoted && depth == 0 && part == word {
+            out.push_str(with);
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
 /// A behavior description the validator accepts.
 pub fn behavior(text: &str) -> String {
     let text = single_words(text);

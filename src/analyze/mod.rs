@@ -1360,7 +1360,7 @@ pub(crate) mod tests {
             tests::flat(&m),
             vec!["1 attachment_new_record_or_attachment_invalid [boolean] true:attachment new record or invalid attachment -> returns :unsaved | false:neither attachment new record nor invalid attachment -> returns :saved"]
         );
-        // A setting read is no record: the local keeps its name.
+        // A setting read is no record: no class name; the local is said by what it holds.
         let m = analyze_one(
             "class Saver\n  def timeout\n    m = Settings[\"timeout\"].to_i\n    m > 0 ? m : 15\n  end\nend\n",
             "timeout",
@@ -1368,7 +1368,7 @@ pub(crate) mod tests {
         assert!(
             tests::flat(&m)
                 .first()
-                .is_some_and(|f| f.starts_with("1 m [range]")),
+                .is_some_and(|f| f.starts_with("1 settings_timeout [range] above:above 0")),
             "{:?}",
             tests::flat(&m)
         );

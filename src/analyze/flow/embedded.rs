@@ -338,6 +338,22 @@ mod tests {
     }
 
     #[test]
+    fn a_one_letter_local_is_said_by_what_it_holds() {
+        let m = analyze_one(
+            "class NotifyCommentJob < ApplicationJob\n  def followers(comment)\n    followers = Set.new\n    if (u = comment.parent_comment.try(:user)) && u.is_active?\n      followers << u\n    end\n    followers\n  end\nend\n",
+            "followers",
+        );
+        let lines = flat(&m);
+        assert!(
+            lines
+                .iter()
+                .all(|l| !l.contains(" u ") && !l.contains(":u ")),
+            "{lines:#?}"
+        );
+        assert!(lines.iter().any(|l| l.contains("user")), "{lines:#?}");
+    }
+
+    #[test]
     fn a_literal_among_the_sources_is_no_case() {
         // `message(default = nil)` inlined where it is called without the argument: the
         // chain is `warden_message || nil || :unauthenticated`, and `nil` is no source to

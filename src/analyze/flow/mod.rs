@@ -680,6 +680,17 @@ impl<'a> Walker<'a> {
 
     /// Splits a condition into characteristics placed at `at`.
     pub fn condition(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
+        // `(u = comment.parent&.user) && u.active?`: what `u` holds, for the words of the
+        // parts after it.
+        if let Node::Assign {
+            target: crate::index::body::Target::Lvar(name),
+            op: crate::index::body::AssignOp::Set,
+            value,
+            ..
+        } = cond
+        {
+            self.assigned.insert(name.clone(), (**value).clone());
+        }
         match cond {
             // A part that is decided already (`notify && ...` with `notify: true` bound):
             // the condition is the other part.
@@ -1057,6 +1068,60 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The texts of a characteristic with each short local (`u`, `m`: names that say
+    /// nothing) said by the value the method assigned to it (`u = comment.parent.user` →
+    /// `comment parent user`). English words (`a`, `i`, `id`...) and locals without a
+    /// known value stay.
+    fn spoken_locals(
+        &self,
+        name: String,
+        description: String,
+        values: Vec<(Value, String)>,
+    ) -> (String, String, Vec<(Value, String)>) {
+        const WORDS: &[&str] = &[
+            "a", "i", "an", "as", "at", "be", "by", "do", "go", "id", "if", "in", "is", "it", "me",
+            "my", "no", "of", "ok", "on", "or", "so", "to", "up", "us", "we",
+        ];
+        let mut spoken: Vec<(String, String)> = Vec::new();
+        // Sorted below: the order of the map does not reach the answer.
+        #[allow(clippy::iter_over_hash_type)]
+        for (local, value) in &self.assigned {
+            if local.starts_with('@') || local.len() > 2 || WORDS.contains(&local.as_str()) {
+                continue;
+            }
+            let words = super::phrase::noun(value);
+            if words.len() <= 2 || words.len() > 48 || words.split_whitespace().count() < 2 {
+                continue;
+            }
+            spoken.push((local.clone(), words));
+        }
+        if spoken.is_empty() {
+            return (name, description, values);
+        }
+        spoken.sort();
+        let say = |text: &str| {
+            let said = spoken.iter().fold(text.to_string(), |t, (local, words)| {
+                grammar::replace_word(&t, local, words)
+            });
+            grammar::single_words(&said)
+        };
+        let said = say(&description);
+        if said == description {
+            return (name, description, values);
+        }
+        let name = {
+            let words_of_name = grammar::words(&name);
+            let renamed = say(&words_of_name);
+            if renamed == words_of_name {
+                name
+            } else {
+                grammar::identifier(&renamed)
+            }
+        };
+        let values = values.into_iter().map(|(v, d)| (v, say(&d))).collect();
+        (name, said, values)
+    }
+
     /// Places a characteristic with any number of values.
     #[allow(clippy::too_many_arguments)]
     pub fn push_char(
@@ -1072,6 +1137,8 @@ impl<'a> Walker<'a> {
         threshold_value: Option<Value>,
         threshold_operator: Option<&'static str>,
     ) -> usize {
+        // A one- or two-letter local (`u`, `m`) is said by what it holds.
+        let (name, description, values) = self.spoken_locals(name, description, values);
         let name = self.unique_name(&name);
         let binary_deep = at.level >= 2 && kind.is_binary(values.len());
         // At level 1 every value reads `when ...`: presence values need their own words
