@@ -493,6 +493,19 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
     if name == "perform_all_later" {
         return Outcome::new("enqueues the jobs".to_string(), false);
     }
+    // `CachePageJob.set(wait: 2.minutes).perform_later(path)`: the job, with its options.
+    if matches!(
+        name,
+        "perform_later" | "perform_async" | "perform_in" | "perform_at"
+    ) {
+        if let Some(Node::Call(set)) = &call.recv {
+            if set.name == "set" {
+                if let Some(Node::Const { path, .. }) = &set.recv {
+                    return Outcome::new(format!("enqueues {}", words(path)), false);
+                }
+            }
+        }
+    }
     let receiver = call.recv.as_ref().map(receiver_words);
     if let Some(Node::Const { path, .. }) = &call.recv {
         match name {

@@ -333,7 +333,10 @@ mod tests {
         let lines = flat(&m);
         assert_eq!(lines.len(), 1, "{lines:#?}");
         let line = lines.first().map_or("", String::as_str);
-        assert!(line.contains(" with wait 0 |"), "{line}");
+        assert!(
+            line.contains("enqueues cache page job with wait 0 |"),
+            "{line}"
+        );
         assert!(line.ends_with(" with wait 2 minutes"), "{line}");
     }
 
