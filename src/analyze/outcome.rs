@@ -493,6 +493,12 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
     if name == "perform_all_later" {
         return Outcome::new("enqueues the jobs".to_string(), false);
     }
+    // `Shop::Bus.publish(:kit_allocated, kit: kit)`: the event, as the side effect says.
+    if matches!(name, "publish" | "emit") && matches!(call.recv, Some(Node::Const { .. })) {
+        if let Some(event) = super::side_effects::first_name(call) {
+            return Outcome::new(format!("publishes {event} event"), false);
+        }
+    }
     // `CachePageJob.set(wait: 2.minutes).perform_later(path)`: the job, with its options.
     if matches!(
         name,

@@ -139,7 +139,9 @@ fn receiver_name(recv: &Node, env: &TypeEnv, lookup: &Lookup, own: &str) -> Opti
     }
 }
 
-fn first_name(c: &Call) -> Option<String> {
+/// The name a call's first argument gives (an event, a webhook): `:kit_allocated` →
+/// `kit allocated`, `"order.paid"` kept whole and quoted.
+pub(crate) fn first_name(c: &Call) -> Option<String> {
     c.args.first().and_then(|a| match a {
         // `"order.paid"`: a dotted name is a name, kept whole and quoted.
         Node::Sym(s) | Node::Str(s) if s.contains('.') => Some(format!("\"{s}\"")),
