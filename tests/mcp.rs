@@ -58,7 +58,11 @@ impl Session {
 
     /// Starts a server and goes through the handshake.
     fn initialized(p: &Project) -> Session {
-        let mut s = Session::start(p);
+        Session::initialized_from(Session::start(p))
+    }
+
+    /// `s` after the handshake.
+    fn initialized_from(mut s: Session) -> Session {
         let init = s.request("initialize", initialize_params());
         assert_eq!(init["result"]["serverInfo"]["name"], "rspec-scout");
         s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -862,10 +866,7 @@ fn a_session_keeps_the_facts_cache_the_command_line_keeps() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    let mut s = Session::start_with(cmd, &p);
-    let init = s.request("initialize", initialize_params());
-    assert_eq!(init["result"]["serverInfo"]["name"], "rspec-scout");
-    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut s = Session::initialized_from(Session::start_with(cmd, &p));
     let (err, _) = s.call("discover", full);
     assert!(!err);
     assert_eq!(s.close(), 0);
