@@ -122,6 +122,15 @@ pub enum Error {
         /// What changed.
         reason: String,
     },
+    /// A metadata file `analyze` wrote for a source file `discover` never planned: it has no
+    /// spec path, so there is nowhere to write a spec from it yet.
+    #[error("{source_file} was analyzed but never discovered: {path} has no spec_path")]
+    NotDiscovered {
+        /// The metadata file.
+        path: PathBuf,
+        /// The source file, as the metadata names it.
+        source_file: String,
+    },
     /// A write the guard refused: outside the project root, under `.git/`, or a spec or
     /// metadata target that is not a spec or metadata file (`crate::guard`).
     #[error("write refused: {reason}")]
@@ -177,6 +186,7 @@ impl Error {
             Error::OutsideRoot { .. } => "PATH_OUTSIDE_ROOT",
             Error::WriteRefused { code, .. } => code.as_str(),
             Error::AnalysisStale { .. } => "ANALYSIS_STALE",
+            Error::NotDiscovered { .. } => "NOT_DISCOVERED",
             Error::Unparsable { .. } => "SOURCE_UNPARSABLE",
             Error::ProjectSetup { code, .. } => code.as_str(),
         }
@@ -213,6 +223,10 @@ impl Error {
             Error::WriteRefused { path, .. } => path.display().to_string(),
             Error::ProjectSetup { details, .. } => details.clone(),
             Error::AnalysisStale { reason, .. } => reason.clone(),
+            Error::NotDiscovered { path, .. } => format!(
+                "{} holds an analysis but no discovery (spec_path, the plan's fields): `analyze` alone does not plan a file",
+                path.display()
+            ),
             Error::Unparsable { errors, .. } => format!(
                 "{} syntax error{}; the methods and branches the parser recovered may be missing or wrong, so no plan is written from them",
                 errors,
@@ -274,6 +288,9 @@ impl Error {
             Error::AnalysisStale { .. } => {
                 "run `rspec-scout analyze --from-metadata` (or `analyze FILE`) so the analysis follows the plan, then run this again".to_string()
             }
+            Error::NotDiscovered { source_file, .. } => format!(
+                "run `rspec-scout discover --all {source_file}` (every method of the file; plain `discover` plans what changed), then `rspec-scout analyze {source_file}`, then this again"
+            ),
             Error::WriteRefused { code: Refusal::OutsideRoot, .. } => {
                 "keep metadata_path relative and inside the project (no `..`, no link out of it), and name targets inside the project root".to_string()
             }

@@ -373,6 +373,34 @@ fn a_file_that_does_not_parse_is_an_error_not_a_plan() {
     assert!(p.exists("tmp/rspec_metadata/app_services_whole.yml"));
 }
 
+/// A new user's first try: `analyze FILE` before any `discover`, then `skeleton FILE`. The
+/// metadata has an analysis and no spec path; skeleton says which step is missing and how
+/// to run it, not that the file is broken, and after that step the pipeline goes on.
+#[test]
+fn skeleton_of_a_file_analyzed_but_never_discovered_says_to_discover_it() {
+    let p = Project::new();
+    p.copy_fixture("rails_app");
+    p.init_repo();
+    let file = "app/models/payment.rb";
+    p.run(&["analyze", file]).expect_code(0);
+    let run = p
+        .run(&["skeleton", file, "--format", "yaml"])
+        .expect_code(1);
+    let answer = run.yaml();
+    assert_eq!(answer["error_code"], "NOT_DISCOVERED", "{}", run.stdout);
+    let suggestion = answer["suggestion"].as_str().unwrap_or_default();
+    assert!(
+        suggestion.contains(&format!("rspec-scout discover --all {file}")),
+        "{suggestion}"
+    );
+    assert!(!p.exists("spec/models/payment_spec.rb"));
+    // The suggested steps work.
+    p.run(&["discover", "--all", file]).expect_code(0);
+    p.run(&["analyze", file]).expect_code(0);
+    p.run(&["skeleton", file]).expect_code(0);
+    assert!(p.exists("spec/models/payment_spec.rb"));
+}
+
 /// The README's example app: `discover --all; analyze --from-metadata; discover; analyze
 /// --from-metadata` served the first analysis (all five of Payment's methods) from the cache
 /// though the branch's plan selects one, and `skeleton` then wrote blocks for all five.

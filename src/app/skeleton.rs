@@ -548,6 +548,13 @@ impl Write<'_> {
             None => text_of("spec_path"),
         };
         // Printing needs no path: without one, the text is the spec as it would be created.
+        // Analyzed without a plan: say which step is missing, not that the file is broken.
+        if !ruby::blank(&source_file) && ruby::blank(&spec_rel) && !self.dry_run {
+            return Err(Error::NotDiscovered {
+                path: self.metadata_path.to_path_buf(),
+                source_file: source_file.clone(),
+            });
+        }
         if (ruby::blank(&source_file) || ruby::blank(&spec_rel)) && !self.dry_run {
             return Err(self.invalid("metadata must include source_file and spec_path"));
         }
