@@ -548,8 +548,13 @@ impl Write<'_> {
             None => text_of("spec_path"),
         };
         // Printing needs no path: without one, the text is the spec as it would be created.
-        // Analyzed without a plan: say which step is missing, not that the file is broken.
-        if !ruby::blank(&source_file) && ruby::blank(&spec_rel) && !self.dry_run {
+        // Analyzed without a plan (what `analyze` alone writes: its analysis and inputs,
+        // none of discovery's fields): say which step is missing, not that the file is
+        // broken. A file cut short or hand-edited stays invalid.
+        let analyzed_only = self.map.get("analysis_inputs").is_some()
+            && self.map.get("methods_to_analyze").is_none()
+            && self.map.get("spec_path").is_none();
+        if analyzed_only && !ruby::blank(&source_file) && options.spec.is_none() && !self.dry_run {
             return Err(Error::NotDiscovered {
                 path: self.metadata_path.to_path_buf(),
                 source_file: source_file.clone(),
