@@ -285,6 +285,11 @@ impl Error {
             Error::Unparsable { .. } => {
                 "fix the syntax error (`ruby -c FILE` shows it) and run again; the other files are analyzed".to_string()
             }
+            Error::AnalysisStale { reason, .. }
+                if reason.starts_with(crate::metadata::fields::NOTHING_SELECTED) =>
+            {
+                "plan every method of the file with `rspec-scout discover --all FILE`, analyze it, then run this again".to_string()
+            }
             Error::AnalysisStale { .. } => {
                 "run `rspec-scout analyze --from-metadata` (or `analyze FILE`) so the analysis follows the plan, then run this again".to_string()
             }

@@ -394,6 +394,28 @@ fn skeleton_of_a_file_analyzed_but_never_discovered_says_to_discover_it() {
         "{suggestion}"
     );
     assert!(!p.exists("spec/models/payment_spec.rb"));
+    // A plain discover plans what changed: nothing of this untouched file. The analysis
+    // no longer fits, and the answer says the step that plans the file's methods, not one
+    // that would plan nothing again.
+    p.run(&["discover", file]).expect_code(0);
+    let run = p
+        .run(&["skeleton", file, "--format", "yaml"])
+        .expect_code(1);
+    let answer = run.yaml();
+    assert_eq!(answer["error_code"], "ANALYSIS_STALE", "{}", run.stdout);
+    let details = answer["details"].as_str().unwrap_or_default();
+    assert!(
+        details.contains(&format!("rspec-scout discover --all {file}")),
+        "{details}"
+    );
+    assert!(
+        answer["suggestion"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("discover --all"),
+        "{}",
+        run.stdout
+    );
     // The suggested steps work.
     p.run(&["discover", "--all", file]).expect_code(0);
     p.run(&["analyze", file]).expect_code(0);

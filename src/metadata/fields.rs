@@ -169,10 +169,37 @@ pub fn selection_changed(metadata: &Mapping) -> Option<String> {
         .and_then(Value::as_mapping)?
         .get("selection")
         .and_then(Value::as_str)?;
-    (recorded != selection_of(Some(metadata))).then(|| {
+    if recorded == selection_of(Some(metadata)) {
+        return None;
+    }
+    // A plan of what changed selects nothing of a file nothing in changed: analyzing again
+    // plans nothing either, so say the step that plans its methods.
+    let none_selected = metadata
+        .get("methods_to_analyze")
+        .and_then(Value::as_sequence)
+        .is_some_and(|items| {
+            !items.iter().any(|i| {
+                i.as_mapping()
+                    .and_then(|m| m.get("selected"))
+                    .and_then(Value::as_bool)
+                    == Some(true)
+            })
+        });
+    Some(if none_selected {
+        format!(
+            "{NOTHING_SELECTED} (nothing in it changed against the base); run `rspec-scout discover --all {}` to plan every method of it, then `rspec-scout analyze` it",
+            metadata
+                .get("source_file")
+                .and_then(Value::as_str)
+                .unwrap_or("FILE")
+        )
+    } else {
         "the plan selects other methods than the analysis was made for (run `rspec-scout analyze --from-metadata`)".to_string()
     })
 }
+
+/// How [`selection_changed`] begins when the plan selects no method of the file.
+pub const NOTHING_SELECTED: &str = "the plan selects no method of this file";
 
 impl AnalysisInputs {
     /// This build's analyzer.
