@@ -507,9 +507,12 @@ impl<'a> Walker<'a> {
                         return self.branch(&synthetic, &[], at, tail);
                     }
                 }
-                if tail && self.boolean_result(stmt) {
+                if tail && compound(stmt) && self.boolean_result(stmt) {
                     // `def refundable?; completed? && recent?; end` is
-                    // `if completed? && recent? then true else false end`.
+                    // `if completed? && recent? then true else false end`. One predicate
+                    // or comparison returned (`uri.start_with?("https://")`, `count == 1`),
+                    // alone or after a guard, decides nothing more: examples cover its
+                    // true and false, not contexts.
                     let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
                     let synthetic = If::ternary(stmt.clone(), Node::True, Node::False, line);
                     return self.branch(&synthetic, &[], at, tail);
@@ -2264,6 +2267,19 @@ mod tests {
     }
 
     #[test]
+    fn one_returned_predicate_is_examples_and_a_returned_combination_decides() {
+        // `https?` and `allows?` (after its guard) return one test: their true and false
+        // are examples of one context. `both?` combines two: each is a characteristic.
+        let src = "class Link\n  def https?\n    uri.start_with?(\"https://\")\n  end\n\n  def self.allows?(email)\n    candidates = domains(email)\n    return false if candidates.empty?\n    exists?(domain: candidates)\n  end\n\n  def both?\n    published? && visible?\n  end\nend\n";
+        assert!(flat(&analyze_one(src, "https?")).is_empty());
+        assert_eq!(
+            flat(&analyze_one(src, "allows?")),
+            vec!["1 candidates [presence] present:candidates present -> returns whether exists | nil:candidates missing => returns false"]
+        );
+        assert_eq!(flat(&analyze_one(src, "both?")).len(), 2);
+    }
+
+    #[test]
     fn a_value_rebuilt_under_a_condition_reads_apart() {
         let m = analyze_one(
             "module PagesHelper\n  def page_title(page)\n    text = page.name\n    text = \"#{text} (draft)\" if page.draft?\n    text\n  end\nend\n",
@@ -2273,5 +2289,14 @@ mod tests {
             flat(&m),
             vec!["1 page_draft [boolean] true:draft page -> returns the text with text set to the formatted text | false:NOT draft page -> returns the text"]
         );
+    }
+}
+
+/// `a && b`, `a || b`, or their negation: an expression that combines conditions.
+fn compound(node: &Node) -> bool {
+    match node {
+        Node::And(..) | Node::Or(..) => true,
+        Node::Not(inner) => compound(inner),
+        _ => false,
     }
 }
