@@ -6,9 +6,10 @@
 //! The statement is split into one copy per branch (`if ids == :all then h = {key => '1'}
 //! else h = {key => '0'} end`), so the condition becomes a characteristic like any other
 //! and each value is described by what its copy does. A fallback that is an empty literal
-//! (`params || {}`, `items || []`) is defensive, not a case an expert sets up; a statement
-//! with more than [`MAX_SPLITS`] such conditionals is left as it is (its copies would
-//! multiply).
+//! (`params || {}`, `items || []`, `max || 0`) is a case too: the missing value happens
+//! (an empty group, an optional key) and the method answers it on purpose; only `|| nil`
+//! changes nothing. A statement with more than [`MAX_SPLITS`] such conditionals is left as
+//! it is (its copies would multiply).
 //!
 //! Example: `@title = options[:title] || Setting.app_title` gives `title option`
 //! (presence): present → the title option is used, missing → the app title.
@@ -41,7 +42,14 @@ impl Walker<'_> {
             .or_else(|| stmt.span())
             .map_or(self.cx.method.line_range.0, |(l, _)| l);
         let (cond, then, els) = branches(first, line)?;
-        if let (Some(then_words), Some(else_words)) = (value_words(&then), value_words(&els)) {
+        // `max: grid.values.max || 0`: the fallback names itself (`with max 0`), the value
+        // it stands in for by what it reads (`with max largest grid values`).
+        let pair = match (value_words(&then), value_words(&els)) {
+            (Some(t), Some(e)) => Some((t, e)),
+            (None, Some(e)) => read_words(&then).map(|t| (t, e)),
+            _ => None,
+        };
+        if let Some((then_words, else_words)) = pair {
             let key = key_of(stmt, first).map(|k| crate::analyze::phrase::noun(&k));
             // `end_date: end_date`: the key once.
             let named = |words: String| match &key {
@@ -76,17 +84,6 @@ pub fn holds_conditional_value(stmt: &Node) -> bool {
     found.len() <= MAX_SPLITS && found.iter().any(|n| matches!(n, Node::If(_)))
 }
 
-/// An empty literal: a defensive fallback (`|| {}`, `|| []`, `|| ""`, `|| 0`, `|| nil`).
-fn empty_literal(node: &Node) -> bool {
-    match node {
-        Node::Array(items) => items.is_empty(),
-        Node::Hash(pairs) => pairs.is_empty(),
-        Node::Str(s) => s.is_empty(),
-        Node::Int(0) | Node::Nil | Node::False => true,
-        _ => false,
-    }
-}
-
 /// A value that is true or false rather than a value with a fallback.
 fn boolean_ish(node: &Node) -> bool {
     match node {
@@ -108,7 +105,8 @@ fn is_candidate(node: &Node) -> bool {
     match node {
         Node::If(_) => true,
         Node::Call(c) => c.safe_nav && c.block.is_none() && c.recv.is_some(),
-        Node::Or(a, b) => !boolean_ish(a) && !empty_literal(b),
+        // `x || nil` is `x`.
+        Node::Or(a, b) => !boolean_ish(a) && !matches!(b.as_ref(), Node::Nil),
         _ => false,
     }
 }
@@ -138,6 +136,19 @@ fn value_words(node: &Node) -> Option<String> {
         _ => false,
     };
     if !plain {
+        return None;
+    }
+    let words = crate::analyze::phrase::noun(node);
+    (!words.is_empty() && words.len() <= MAX).then_some(words)
+}
+
+/// A read (`grid.values.max`) in a few words, to tell it from a fallback.
+fn read_words(node: &Node) -> Option<String> {
+    const MAX: usize = 40;
+    let Node::Call(c) = node else {
+        return None;
+    };
+    if !c.args.is_empty() || c.block.is_some() {
         return None;
     }
     let words = crate::analyze::phrase::noun(node);
@@ -370,15 +381,28 @@ mod tests {
     }
 
     #[test]
-    fn a_fallback_value_is_a_presence_unless_it_is_an_empty_literal() {
+    fn a_fallback_value_is_a_presence_even_an_empty_literal() {
         let m = analyze_one(
             "class FeedsController < ApplicationController\n  def render_feed(items, options = {})\n    @items = (items || []).to_a\n    @title = options[:title] || Setting.app_title\n    render template: \"common/feed\"\n  end\nend\n",
             "render_feed",
         );
-        // `items || []` is defensive: no characteristic.
         assert_eq!(
             flat(&m),
-            vec!["1 title_option [presence] present:title option present -> renders feed template with title set to title option | nil:title option missing -> renders feed template with title set to Setting app title"]
+            vec![
+                "1 items [presence] present:items present -> renders feed template with items set to items | nil:items missing -> renders feed template with items set to an empty list",
+                "1 title_option [presence] present:title option present -> renders feed template with title set to title option | nil:title option missing -> renders feed template with title set to Setting app title",
+            ]
+        );
+        // The maximum of an empty grid is nil: `|| 0` answers it. `|| nil` changes nothing.
+        let m = analyze_one(
+            "class MetricsReport\n  def heatmap(months)\n    grid = contacts.where(created_at: months.months.ago..).group(:hour).count\n    {grid: grid, max: grid.values.max || 0, min: grid.values.min || nil}\n  end\nend\n",
+            "heatmap",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert_eq!(
+            plan,
+            vec!["1 largest_grid_values [presence] present:largest grid values present -> returns a result hash with max the largest grid values | nil:largest grid values missing -> returns a result hash with max 0"]
         );
     }
 
