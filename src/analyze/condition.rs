@@ -51,7 +51,7 @@ pub struct Spec {
 /// The operands of `a || b || c` in order, however it nests.
 pub fn or_operands(node: &Node) -> Vec<&Node> {
     match node {
-        Node::Or(a, b) => {
+        Node::Or(a, b, _) => {
             let mut out = or_operands(a);
             out.extend(or_operands(b));
             out

@@ -356,7 +356,7 @@ fn noun_at(node: &Node, depth: usize) -> String {
         },
         Node::Not(a) => format!("NOT {}", predicate_at(a, d)),
         Node::And(a, b) => format!("{} and {}", predicate_at(a, d), predicate_at(b, d)),
-        Node::Or(a, b) => format!("{} or {}", noun_at(a, d), noun_at(b, d)),
+        Node::Or(a, b, _) => format!("{} or {}", noun_at(a, d), noun_at(b, d)),
         Node::Splat(a) => noun_at(a, d),
         Node::Seq(items) => items
             .last()
@@ -862,7 +862,7 @@ fn predicate_at(node: &Node, depth: usize) -> String {
     match node {
         Node::Not(a) => format!("NOT {}", predicate_at(a, d)),
         Node::And(a, b) => format!("{} and {}", predicate_at(a, d), predicate_at(b, d)),
-        Node::Or(a, b) => format!("{} or {}", predicate_at(a, d), predicate_at(b, d)),
+        Node::Or(a, b, _) => format!("{} or {}", predicate_at(a, d), predicate_at(b, d)),
         Node::Call(c) => call_predicate(c, d).unwrap_or_else(|| noun_at(node, d)),
         other => noun_at(other, d),
     }

@@ -20,8 +20,9 @@ pub enum Node {
     Call(Box<Call>),
     /// `a && b`, `a and b`.
     And(Box<Node>, Box<Node>),
-    /// `a || b`, `a or b`.
-    Or(Box<Node>, Box<Node>),
+    /// `a || b`, `a or b`, with the line it starts on (its operands may carry none:
+    /// `start_date || "1000-01-01"` inside a multi-line hash).
+    Or(Box<Node>, Box<Node>, u32),
     /// `!a`, `not a`.
     Not(Box<Node>),
     /// `return`, `return x`.
@@ -359,9 +360,9 @@ impl Node {
                 let a = boxed(a, f);
                 Node::And(a, boxed(b, f))
             }
-            Node::Or(a, b) => {
+            Node::Or(a, b, line) => {
                 let a = boxed(a, f);
-                Node::Or(a, boxed(b, f))
+                Node::Or(a, boxed(b, f), *line)
             }
             Node::Not(a) => Node::Not(boxed(a, f)),
             Node::Splat(a) => Node::Splat(boxed(a, f)),
@@ -512,7 +513,7 @@ impl Node {
                     f(&b.body);
                 }
             }
-            Node::And(a, b) | Node::Or(a, b) => {
+            Node::And(a, b) | Node::Or(a, b, _) => {
                 f(a);
                 f(b);
             }
@@ -643,9 +644,13 @@ impl Converter<'_> {
             P::AndNode { .. } => node
                 .as_and_node()
                 .map(|n| Node::And(self.boxed(&n.left()), self.boxed(&n.right()))),
-            P::OrNode { .. } => node
-                .as_or_node()
-                .map(|n| Node::Or(self.boxed(&n.left()), self.boxed(&n.right()))),
+            P::OrNode { .. } => node.as_or_node().map(|n| {
+                Node::Or(
+                    self.boxed(&n.left()),
+                    self.boxed(&n.right()),
+                    self.line(&n.location()),
+                )
+            }),
             P::CallNode { .. } => node.as_call_node().map(|c| self.call(&c)),
             P::ReturnNode { .. } => node.as_return_node().map(|r| self.return_node(&r)),
             P::NextNode { .. } | P::BreakNode { .. } => Some(self.jump(node)),
@@ -1158,6 +1163,7 @@ impl Node {
     fn own_line(&self) -> Option<u32> {
         match self {
             Node::Call(c) => Some(c.line),
+            Node::Or(_, _, line) => Some(*line),
             Node::Return { line, .. }
             | Node::Jump { line, .. }
             | Node::Loop { line, .. }
@@ -1181,7 +1187,8 @@ impl Node {
             | Node::Assign { line, .. } => Some(*line),
             Node::Yield { line } | Node::Super { line } | Node::Other { line, .. } => Some(*line),
             Node::Seq(items) => items.iter().find_map(Node::line),
-            Node::And(a, b) | Node::Or(a, b) => a.line().or_else(|| b.line()),
+            Node::And(a, b) => a.line().or_else(|| b.line()),
+            Node::Or(a, b, line) => a.line().or_else(|| b.line()).or(Some(*line)),
             Node::Not(a) | Node::Splat(a) => a.line(),
             Node::Begin(b) => b.body.line(),
             _ => None,
@@ -1267,7 +1274,7 @@ fn render_into(node: &Node, out: &mut String, depth: usize) {
             out.push_str(" && ");
             render_into(b, out, d);
         }
-        Node::Or(a, b) => {
+        Node::Or(a, b, _) => {
             render_into(a, out, d);
             out.push_str(" || ");
             render_into(b, out, d);

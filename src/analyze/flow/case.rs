@@ -565,7 +565,7 @@ fn case_to_if(case: &Case) -> Node {
 fn join_or(w: &When) -> Node {
     let mut conds = w.conds.iter().cloned();
     let first = conds.next().unwrap_or(Node::True);
-    conds.fold(first, |acc, c| Node::Or(Box::new(acc), Box::new(c)))
+    conds.fold(first, |acc, c| Node::Or(Box::new(acc), Box::new(c), w.line))
 }
 
 #[cfg(test)]

@@ -36,6 +36,11 @@ impl Walker<'_> {
         if found.is_empty() || found.len() > MAX_SPLITS {
             return None;
         }
+        if found.len() > 1 {
+            if let Some(hoisted) = hoist(stmt, &found) {
+                return Some(hoisted);
+            }
+        }
         let first = found.first()?;
         let line = first
             .span()
@@ -88,7 +93,7 @@ pub fn holds_conditional_value(stmt: &Node) -> bool {
 fn boolean_ish(node: &Node) -> bool {
     match node {
         Node::True | Node::False | Node::Not(_) | Node::And(..) => true,
-        Node::Or(a, b) => boolean_ish(a) && boolean_ish(b),
+        Node::Or(a, b, _) => boolean_ish(a) && boolean_ish(b),
         Node::Call(c) => {
             c.name.ends_with('?')
                 || matches!(
@@ -106,7 +111,7 @@ fn is_candidate(node: &Node) -> bool {
         Node::If(_) => true,
         Node::Call(c) => c.safe_nav && c.block.is_none() && c.recv.is_some(),
         // `x || nil` is `x`.
-        Node::Or(a, b) => !boolean_ish(a) && !matches!(b.as_ref(), Node::Nil),
+        Node::Or(a, b, _) => !boolean_ish(a) && !matches!(b.as_ref(), Node::Nil),
         _ => false,
     }
 }
@@ -140,6 +145,44 @@ fn value_words(node: &Node) -> Option<String> {
     }
     let words = crate::analyze::phrase::noun(node);
     (!words.is_empty() && words.len() <= MAX).then_some(words)
+}
+
+/// Several conditionals inside one statement (`{start_date: start_date || "1000-01-01",
+/// end_date: end_date || "3000-01-01"}`, `(first || 0) - (second || 0)`) decide
+/// independently: each is set apart in a local named after its key or its variable, in
+/// order, before the statement, so each is a characteristic of its own beside the others
+/// (the rest carries on after each, J15) instead of the later ones repeated under every
+/// value of the first. `None` when one has no name to give it.
+fn hoist(stmt: &Node, found: &[Node]) -> Option<Node> {
+    let mut names: Vec<String> = Vec::new();
+    for cand in found {
+        let name = match (key_of(stmt, cand), cand) {
+            (Some(Node::Sym(k) | Node::Str(k)), _) => k,
+            (_, Node::Or(a, _, _)) => match a.as_ref() {
+                Node::Lvar(v) | Node::Ivar(v) => v.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if name.is_empty() || names.contains(&name) {
+            return None;
+        }
+        names.push(name);
+    }
+    let mut out = Vec::with_capacity(found.len() + 1);
+    let mut rewritten = stmt.clone();
+    for (cand, name) in found.iter().zip(&names) {
+        let line = cand.span().or_else(|| stmt.span()).map_or(0, |(l, _)| l);
+        out.push(Node::Assign {
+            target: crate::index::body::Target::Lvar(name.clone()),
+            op: crate::index::body::AssignOp::Set,
+            value: Box::new(cand.clone()),
+            line,
+        });
+        rewritten = substitute(&rewritten, &Node::Lvar(name.clone()));
+    }
+    out.push(rewritten);
+    Some(Node::Seq(out))
 }
 
 /// A read (`grid.values.max`) in a few words, to tell it from a fallback.
@@ -277,7 +320,7 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
                 .iter()
                 .skip(1)
                 .fold((*rest.first()?).clone(), |acc, n| {
-                    Node::Or(Box::new(acc), Box::new((*n).clone()))
+                    Node::Or(Box::new(acc), Box::new((*n).clone()), line)
                 });
             Some((present, (*first).clone(), otherwise))
         }
@@ -288,7 +331,7 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
 /// The operands of `a || b || c`, in order.
 fn or_chain<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
     match node {
-        Node::Or(a, b) => {
+        Node::Or(a, b, _) => {
             or_chain(a, out);
             or_chain(b, out);
         }
@@ -404,6 +447,27 @@ mod tests {
             plan,
             vec!["1 largest_grid_values [presence] present:largest grid values present -> returns a result hash with max the largest grid values | nil:largest grid values missing -> returns a result hash with max 0"]
         );
+    }
+
+    #[test]
+    fn several_fallbacks_in_one_statement_stand_side_by_side_on_their_own_lines() {
+        let m = analyze_one(
+            "class SummaryQuery\n  def self.call(organization_id:, start_date: nil, end_date: nil)\n    params = {\n      organization_id: organization_id,\n      start_date: start_date || \"1000-01-01\",\n      end_date: end_date || \"3000-01-01\"\n    }\n    execute(to_sql(SQL, **params)).to_a\n  end\nend\n",
+            "call",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 start_date [presence] present:start date present -> returns the execute | nil:start date missing -> returns the execute with start date set to \"1000-01-01\"",
+                "1 end_date [presence] present:end date present -> returns the execute | nil:end date missing -> returns the execute with end date set to \"3000-01-01\"",
+            ]
+        );
+        let lines: Vec<_> = m
+            .characteristics
+            .iter()
+            .map(|c| c.source_line.clone())
+            .collect();
+        assert_eq!(lines, vec!["5".to_string(), "6".to_string()]);
     }
 
     #[test]

@@ -408,7 +408,7 @@ fn prune_value_choices(stmts: Vec<Node>) -> Vec<Node> {
                 op,
                 value,
                 line,
-            } if matches!(value.as_ref(), Node::Or(a, b) if plain_operand(a) && plain_operand(b)) => {
+            } if matches!(value.as_ref(), Node::Or(a, b, _) if plain_operand(a) && plain_operand(b)) => {
                 Node::Assign {
                     target,
                     op,

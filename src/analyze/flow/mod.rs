@@ -461,7 +461,10 @@ impl<'a> Walker<'a> {
                 return self.seq(&all, at, tail);
             }
             if let Some(lifted) = self.lift_embedded(stmt) {
-                let mut all = vec![lifted];
+                let mut all = match lifted {
+                    Node::Seq(items) => items,
+                    other => vec![other],
+                };
                 all.extend_from_slice(rest);
                 return self.seq(&all, at, tail);
             }
@@ -474,7 +477,7 @@ impl<'a> Walker<'a> {
                 }
             }
             if rest.is_empty() {
-                if let (true, Node::Or(a, b)) = (tail, stmt) {
+                if let (true, Node::Or(a, b, _)) = (tail, stmt) {
                     if !self.boolean_result(stmt) {
                         // `name.presence || email`: the first value when present, else the
                         // fallback.
@@ -570,7 +573,7 @@ impl<'a> Walker<'a> {
         match stmt {
             // `a || b` is a boolean when its first operand is one: `user == owner ||
             // user.try(:moderator?)`; `name.presence || email` is a value with a fallback.
-            Node::Or(a, _) => predicate_method || boolean_ish(a),
+            Node::Or(a, _, _) => predicate_method || boolean_ish(a),
             Node::And(a, b) => predicate_method || (boolean_ish(a) && boolean_ish(b)),
             Node::Not(inner) => predicate_method || self.boolean_result(inner),
             Node::Call(c) => {
@@ -699,8 +702,8 @@ impl<'a> Walker<'a> {
             // the condition is the other part.
             Node::And(a, b) if self.known(a) == Some(true) => self.condition(b, at, lines),
             Node::And(a, b) if self.known(b) == Some(true) => self.condition(a, at, lines),
-            Node::Or(a, b) if self.known(a) == Some(false) => self.condition(b, at, lines),
-            Node::Or(a, b) if self.known(b) == Some(false) => self.condition(a, at, lines),
+            Node::Or(a, b, _) if self.known(a) == Some(false) => self.condition(b, at, lines),
+            Node::Or(a, b, _) if self.known(b) == Some(false) => self.condition(a, at, lines),
             Node::Not(inner) => self.condition(inner, at, lines).swapped(),
             // A part asked already on this path (`status == "offline" || status ==
             // "readonly"` under `status` NOT offline): the condition is the other part, or
@@ -765,7 +768,7 @@ impl<'a> Walker<'a> {
             Node::Or(..) if condition::any_of(&condition::or_operands(cond)).is_some() => {
                 self.leaf(cond, at, lines)
             }
-            Node::Or(a, b) => self.combined(cond, a, b, "or", at, lines),
+            Node::Or(a, b, _) => self.combined(cond, a, b, "or", at, lines),
             Node::Lvar(_) | Node::Ivar(_) | Node::Call(_) if self.local_value(cond).is_some() => {
                 match self.local_value(cond) {
                     // `hl = link.present? && link.match(RE)` then `if !hl`: the conditions
@@ -840,7 +843,7 @@ impl<'a> Walker<'a> {
         // the attachment (the new name has more than one letter: no second rename).
         if let Some((name, value)) = self.record_letter(whole) {
             let renamed = replace_lvar(whole, &name, &value);
-            if let Node::Or(ra, rb) | Node::And(ra, rb) = &renamed {
+            if let Node::Or(ra, rb, _) | Node::And(ra, rb) = &renamed {
                 return self.combined(&renamed, ra, rb, joiner, at, lines);
             }
         }
@@ -1349,7 +1352,7 @@ impl<'a> Walker<'a> {
                 (Some(true), Some(true)) => Some(true),
                 _ => None,
             },
-            Node::Or(a, b) => match (self.known(a), self.known(b)) {
+            Node::Or(a, b, _) => match (self.known(a), self.known(b)) {
                 (Some(true), _) | (_, Some(true)) => Some(true),
                 (Some(false), Some(false)) => Some(false),
                 _ => None,
@@ -1519,7 +1522,7 @@ impl<'a> Walker<'a> {
     fn part_to_ask<'n>(&self, cond: &'n Node, at: At) -> Option<&'n Node> {
         let (a, b, deciding) = match cond {
             Node::And(a, b) => (a.as_ref(), b.as_ref(), false),
-            Node::Or(a, b) => (a.as_ref(), b.as_ref(), true),
+            Node::Or(a, b, _) => (a.as_ref(), b.as_ref(), true),
             _ => return None,
         };
         match (self.answered_cond(a, at), self.answered_cond(b, at)) {
@@ -1546,7 +1549,7 @@ impl<'a> Walker<'a> {
     /// or decided.
     fn holds(&self, cond: &Node, at: At) -> bool {
         match cond {
-            Node::Or(a, b) => self.holds(a, at) || self.holds(b, at),
+            Node::Or(a, b, _) => self.holds(a, at) || self.holds(b, at),
             Node::And(a, b) => self.holds(a, at) && self.holds(b, at),
             leaf => self.known(leaf) == Some(true) || self.answered_cond(leaf, at) == Some(true),
         }
@@ -2082,7 +2085,7 @@ fn last_value(node: &Node) -> Node {
 fn boolean_ish(node: &Node) -> bool {
     match node {
         Node::True | Node::False | Node::Not(_) => true,
-        Node::And(a, b) | Node::Or(a, b) => boolean_ish(a) && boolean_ish(b),
+        Node::And(a, b) | Node::Or(a, b, _) => boolean_ish(a) && boolean_ish(b),
         Node::Call(c) => {
             c.name.ends_with('?')
                 || matches!(c.name.as_str(), ">=" | ">" | "<=" | "<" | "==" | "!=")

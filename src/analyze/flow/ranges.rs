@@ -113,7 +113,7 @@ struct Band {
 /// when it is anything else.
 fn bands_of(cond: &Node, out: &mut Vec<Band>) -> Option<()> {
     match cond {
-        Node::Or(a, b) => {
+        Node::Or(a, b, _) => {
             bands_of(a, out)?;
             bands_of(b, out)
         }
