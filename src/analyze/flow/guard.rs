@@ -132,9 +132,57 @@ pub(crate) fn memoized(node: &If) -> bool {
     }
 }
 
+/// `detect_repos if @any_repos.nil?` followed, at the end of the method, by `@any_repos`:
+/// the value is filled once and read; being filled already is memoization, no context.
+pub(crate) fn fills_memo(node: &If, rest: &[Node]) -> bool {
+    if node.els.is_some() {
+        return false;
+    }
+    let returned = match rest.last() {
+        Some(Node::Ivar(n)) => n,
+        Some(Node::Return { value: Some(v), .. }) => match v.as_ref() {
+            Node::Ivar(n) => n,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let absent = match (&node.cond, node.unless) {
+        (Node::Call(c), false) => {
+            matches!(c.recv.as_ref(), Some(Node::Ivar(n)) if n == returned)
+                && matches!(c.name.as_str(), "nil?" | "blank?")
+        }
+        (Node::Not(inner), false) => matches!(inner.as_ref(), Node::Ivar(n) if n == returned),
+        (Node::Ivar(n), true) => n == returned,
+        (Node::Other { text, .. }, true) => {
+            text.replace(' ', "") == format!("defined?(@{returned})")
+        }
+        _ => false,
+    };
+    absent
+}
+
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::analyze_one;
+
+    #[test]
+    fn filling_a_value_read_at_the_end_is_memoization() {
+        let m = analyze_one(
+            "module AppsHelper\n  def any_bitbucket_repos?\n    detect_any_apps_with_attributes if @any_bitbucket_repos.nil?\n    @any_bitbucket_repos\n  end\nend\n",
+            "any_bitbucket_repos?",
+        );
+        assert!(
+            m.characteristics.is_empty(),
+            "{:?}",
+            crate::analyze::tests::flat(&m)
+        );
+        // Read at the end, but another value decides: a characteristic.
+        let m = analyze_one(
+            "class Report\n  def summary\n    refresh if @stale.nil?\n    @summary\n  end\nend\n",
+            "summary",
+        );
+        assert_eq!(m.characteristics.len(), 1);
+    }
 
     #[test]
     fn guards_chain_under_the_passing_value() {

@@ -399,6 +399,19 @@ impl<'a> Walker<'a> {
                 return end;
             }
             match stmt {
+                Node::And(a, b) if always_truthy(a) => {
+                    // `errors.add(:base, msg) && (return false)`: `errors.add` answers the
+                    // messages, never false: both run, nothing is decided.
+                    let mut all = vec![(**a).clone()];
+                    all.extend(statements(b));
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
+                Node::If(cond) if guard::fills_memo(cond, rest) => {
+                    let mut all = statements(&cond.then);
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
                 Node::If(cond) => {
                     if let Some((chain, _)) = self.guard_run(cond, rest) {
                         return self.seq(&[chain], at, tail);
@@ -2283,6 +2296,18 @@ mod tests {
     }
 
     #[test]
+    fn adding_an_error_then_returning_decides_nothing() {
+        let m = analyze_one(
+            "class Order < ApplicationRecord\n  def fund!\n    if payments.sum(:amount) != total\n      errors.add(:base, \"unable to fund\") && (return false)\n    end\n    true\n  end\nend\n",
+            "fund!",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].starts_with("1 sum_of_payments"), "{plan:?}");
+        assert!(plan[0].contains("=> returns false"), "{plan:?}");
+    }
+
+    #[test]
     fn a_value_rebuilt_under_a_condition_reads_apart() {
         let m = analyze_one(
             "module PagesHelper\n  def page_title(page)\n    text = page.name\n    text = \"#{text} (draft)\" if page.draft?\n    text\n  end\nend\n",
@@ -2302,4 +2327,14 @@ fn compound(node: &Node) -> bool {
         Node::Not(inner) => compound(inner),
         _ => false,
     }
+}
+
+/// A call whose answer is never false or nil: ActiveModel's `errors.add` (the messages).
+fn always_truthy(node: &Node) -> bool {
+    let Node::Call(c) = node else {
+        return false;
+    };
+    c.name == "add"
+        && !c.safe_nav
+        && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
 }
