@@ -280,17 +280,14 @@ impl Walker<'_> {
         Some(self.enum_arms_without_other(&subject, arms, lines, rest, at, tail))
     }
 
-    /// `x&.y` as a statement: `if x then x.y end`.
+    /// `x&.y` as a statement: `if x then x.y end`; `x&.entry&.account` is
+    /// `if x then x.entry.account end` (see [`safe_chain`]).
     pub fn safe_nav_statement(stmt: &Node) -> Option<Node> {
         let Node::Call(c) = stmt else { return None };
         if !c.safe_nav || c.block.is_some() {
             return None;
         }
-        let recv = c.recv.clone()?;
-        let plain = Node::Call(Box::new(Call {
-            safe_nav: false,
-            ..(**c).clone()
-        }));
+        let (recv, plain) = safe_chain(stmt)?;
         Some(Node::If(Box::new(If {
             cond: recv,
             then: plain,
@@ -569,6 +566,27 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_of_safe_navigations_is_one_absence() {
+        let m = analyze_one(
+            "class Transfer < ApplicationRecord\n  def from_account\n    outflow_transaction&.entry&.account\n  end\n\n  def label\n    \"From #{outflow_transaction&.entry&.account&.name}\"\n  end\nend\n",
+            "from_account",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 outflow_transaction [presence] present:outflow transaction present -> returns outflow transaction entry account | nil:outflow transaction missing => returns nil"]
+        );
+        let plan = flat(&analyze_one(
+            "class Transfer < ApplicationRecord\n  def label\n    \"From \" + outflow_transaction&.entry&.account&.name.to_s\n  end\nend\n",
+            "label",
+        ));
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(
+            plan[0].starts_with("1 outflow_transaction [presence]"),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
     fn safe_navigation_statements_are_presence() {
         let m = analyze_one(
             "class Story\n  def update_cached_columns\n    merged_into_story&.update_cached_columns\n    update_column :hotness, 1\n  end\n\n  def category_name\n    category&.category\n  end\nend\n",
@@ -624,4 +642,25 @@ mod tests {
             vec!["1 i [range] above:above 0 -> returns the joined mapped items with each element mapped to the formatted text | at_most:at most 0 -> returns the joined mapped items with each element mapped to item"]
         );
     }
+}
+
+/// `x&.entry&.account`: the first receiver guarded, and the chain without its `&.`s. The
+/// later links read what the first one holds (a transaction's entry): one absence a spec
+/// sets up, not one per link. `None` when `node` is no safe navigation.
+pub fn safe_chain(node: &Node) -> Option<(Node, Node)> {
+    let Node::Call(c) = node else { return None };
+    if !c.safe_nav {
+        return None;
+    }
+    let recv = c.recv.as_ref()?;
+    let (root, plain_recv) = match safe_chain(recv) {
+        Some((root, plain)) if matches!(recv, Node::Call(r) if r.block.is_none()) => (root, plain),
+        _ => (recv.clone(), recv.clone()),
+    };
+    let plain = Node::Call(Box::new(Call {
+        safe_nav: false,
+        recv: Some(plain_recv),
+        ..(**c).clone()
+    }));
+    Some((root, plain))
 }

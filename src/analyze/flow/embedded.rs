@@ -293,12 +293,8 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
                 Some((i.cond.clone(), then, els))
             }
         }
-        Node::Call(c) => {
-            let recv = c.recv.clone()?;
-            let plain = Node::Call(Box::new(Call {
-                safe_nav: false,
-                ..(**c).clone()
-            }));
+        Node::Call(_) => {
+            let (recv, plain) = super::blocks::safe_chain(node)?;
             Some((recv, plain, Node::Nil))
         }
         Node::Or(..) => {
