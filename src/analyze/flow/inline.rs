@@ -10,9 +10,11 @@
 //! as `if c then x else rest end`, and the caller goes on after it. When the call's value
 //! is not used (`validate!(file)` as a statement), conditions whose branches only choose a
 //! value are left out: nothing the caller does depends on them. Each private method is
-//! inlined once per public method (J12), at its first call; private predicates used as
-//! conditions (`if refund_eligible?(p)`) keep their name as the characteristic instead
-//! (see `condition.rs`).
+//! inlined once per public method (J12), at its first call. A private predicate used as a
+//! condition (`if refund_eligible?(p)`) keeps its name as the characteristic when its body
+//! is one bare test (see `condition.rs`); when its body decides (`seconds.nil? ? false :
+//! elapsed > seconds`, `a && b`), the condition reads what it tests, at its lines
+//! ([`Walker::expand_private_predicates`]).
 //!
 //! Example: `def process; validate!; ...` with a private
 //! `def validate!; raise Invalid unless valid?; end` gives `valid` (false → terminal
@@ -100,6 +102,273 @@ impl Walker<'_> {
         }
         None
     }
+}
+
+impl Walker<'_> {
+    /// `if logged_in_before?(params[:max_age])` over a private predicate whose body
+    /// decides (`if seconds.nil? then false else Time.now - signed_in_at > seconds.to_i
+    /// end`): the condition with the call replaced by what the body tests, its parameters
+    /// bound to the call's arguments (`!params[:max_age].nil? && Time.now - ... >
+    /// params[:max_age].to_i`). Its conditions are the contexts a spec sets up, as the
+    /// conditions of any private method are. A predicate of one bare test
+    /// (`Clearance.configuration.allow_sign_up?`) keeps its name; one whose body does more
+    /// than test (assignments, writes) is left as it is. Like any private method, it is
+    /// expanded once per public method (J12), at its first call; later calls keep its
+    /// name. `None` when nothing changed.
+    pub fn expand_private_predicates(&mut self, cond: &Node) -> Option<Node> {
+        let mut expanded = Vec::new();
+        let out = self.expand_in(cond, &mut expanded, 0);
+        if expanded.is_empty() {
+            return None;
+        }
+        for name in expanded {
+            self.inlined.insert(name.clone());
+            self.apply(Rule::PrivateGuardsInlined, Some(&format!("`{name}`")));
+        }
+        Some(out)
+    }
+
+    fn expand_in(&self, node: &Node, expanded: &mut Vec<String>, depth: usize) -> Node {
+        if depth > 8 {
+            return node.clone();
+        }
+        match node {
+            Node::Call(c)
+                if c.name.ends_with('?')
+                    && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
+                    && c.block.is_none()
+                    && !self.inlined.contains(&c.name)
+                    && !expanded.contains(&c.name) =>
+            {
+                let Some(private) = self.cx.privates.iter().find(|m| m.name == c.name) else {
+                    return node.clone();
+                };
+                let Some(body) = private.body.as_ref() else {
+                    return node.clone();
+                };
+                let Some(test) = predicate_test(&statements(body)) else {
+                    return node.clone();
+                };
+                if !combines(&test) {
+                    return node.clone();
+                }
+                let bound = bind_args(private, &c.args);
+                expanded.push(c.name.clone());
+                let test = substitute_located(&test, &bound, private.line_range.0);
+                self.expand_in(&test, expanded, depth + 1)
+            }
+            Node::And(a, b) => Node::And(
+                Box::new(self.expand_in(a, expanded, depth + 1)),
+                Box::new(self.expand_in(b, expanded, depth + 1)),
+            ),
+            Node::Or(a, b, line) => Node::Or(
+                Box::new(self.expand_in(a, expanded, depth + 1)),
+                Box::new(self.expand_in(b, expanded, depth + 1)),
+                *line,
+            ),
+            Node::Not(a) => Node::Not(Box::new(self.expand_in(a, expanded, depth + 1))),
+            other => other.clone(),
+        }
+    }
+}
+
+/// `node` with each bound parameter replaced by the caller's argument, read at the line
+/// of the call that uses it in `node` (`seconds.to_i` on line 102 reads
+/// `params[:max_age].to_i` on line 102): the test's conditions stay where the predicate
+/// has them.
+fn substitute_located(node: &Node, bound: &[(String, Node)], line: u32) -> Node {
+    match node {
+        Node::Lvar(n) => bound
+            .iter()
+            .find(|(name, _)| name == n)
+            .map_or_else(|| node.clone(), |(_, v)| relocate(v, line)),
+        Node::Call(c) => node.map_children(&mut |child| substitute_located(child, bound, c.line)),
+        other => other.map_children(&mut |child| substitute_located(child, bound, line)),
+    }
+}
+
+/// `node` with every line it records set to `line`.
+fn relocate(node: &Node, line: u32) -> Node {
+    match node {
+        Node::Call(c) => {
+            let mut moved = Node::Call(Box::new(crate::index::body::Call {
+                line,
+                ..(**c).clone()
+            }));
+            moved = moved.map_children(&mut |child| relocate(child, line));
+            moved
+        }
+        Node::Or(a, b, _) => Node::Or(
+            Box::new(relocate(a, line)),
+            Box::new(relocate(b, line)),
+            line,
+        ),
+        other => other.map_children(&mut |child| relocate(child, line)),
+    }
+}
+
+/// A predicate's statements as one test: a bare expression; `return x if c; rest` and
+/// `if c then x else y end` where a branch is a literal `true`/`false` (`c || rest`,
+/// `!c && rest`). `None` for anything else (assignments, writes, several statements).
+fn predicate_test(stmts: &[Node]) -> Option<Node> {
+    let (first, rest) = stmts.split_first()?;
+    if rest.is_empty() {
+        return match first {
+            Node::Return { value: Some(v), .. } => test_of(v),
+            Node::If(i) => {
+                let then = single(&i.then)?;
+                let els = single(i.els.as_ref()?)?;
+                let (when_true, when_false) = if i.unless { (els, then) } else { (then, els) };
+                choose(&i.cond, &when_true, &when_false)
+            }
+            other => test_of(other),
+        };
+    }
+    // `return false if c` / `return true unless c`, then the rest.
+    let Node::If(i) = first else { return None };
+    if i.els.is_some() {
+        return None;
+    }
+    let Some(Node::Return { value: Some(v), .. }) = statements(&i.then).last().cloned() else {
+        return None;
+    };
+    let rest_test = predicate_test(rest)?;
+    let exits_when = |t: Node| if i.unless { Node::Not(Box::new(t)) } else { t };
+    let cond = exits_when(i.cond.clone());
+    match v.as_ref() {
+        Node::False | Node::Nil => Some(Node::And(Box::new(negate(cond)), Box::new(rest_test))),
+        Node::True => Some(Node::Or(Box::new(cond), Box::new(rest_test), i.cond_line)),
+        _ => None,
+    }
+}
+
+/// `c ? x : y` as a test, when one side is a literal boolean.
+fn choose(c: &Node, x: &Node, y: &Node) -> Option<Node> {
+    let line = c.line().unwrap_or(0);
+    match (x, y) {
+        (Node::True, Node::False | Node::Nil) => Some(c.clone()),
+        (Node::False | Node::Nil, Node::True) => Some(negate(c.clone())),
+        (Node::False | Node::Nil, other) => Some(Node::And(
+            Box::new(negate(c.clone())),
+            Box::new(test_of(other)?),
+        )),
+        (Node::True, other) => Some(Node::Or(
+            Box::new(c.clone()),
+            Box::new(test_of(other)?),
+            line,
+        )),
+        (other, Node::False | Node::Nil) => {
+            Some(Node::And(Box::new(c.clone()), Box::new(test_of(other)?)))
+        }
+        (other, Node::True) => Some(Node::Or(
+            Box::new(negate(c.clone())),
+            Box::new(test_of(other)?),
+            line,
+        )),
+        _ => None,
+    }
+}
+
+/// An expression that only tests: no assignment, no block, no write.
+fn test_of(node: &Node) -> Option<Node> {
+    fn pure(node: &Node) -> bool {
+        match node {
+            Node::Assign { .. }
+            | Node::If(_)
+            | Node::Case(_)
+            | Node::Begin(_)
+            | Node::Loop { .. }
+            | Node::Seq(_)
+            | Node::Return { .. }
+            | Node::Yield { .. } => false,
+            Node::Call(c) => {
+                c.block.is_none()
+                    && !c.name.ends_with('!')
+                    && !c.name.ends_with('=')
+                    && c.recv.as_ref().is_none_or(pure)
+                    && c.args.iter().all(pure)
+            }
+            Node::And(a, b) | Node::Or(a, b, _) => pure(a) && pure(b),
+            Node::Not(a) => pure(a),
+            _ => true,
+        }
+    }
+    pure(node).then(|| node.clone())
+}
+
+fn single(node: &Node) -> Option<Node> {
+    match statements(node).as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+fn negate(node: Node) -> Node {
+    match node {
+        Node::Not(inner) => *inner,
+        other => Node::Not(Box::new(other)),
+    }
+}
+
+/// Whether a test combines conditions (`a && b`, `!x.nil? && ...`): only then are its
+/// parts contexts of their own; one bare test keeps the predicate's name.
+fn combines(node: &Node) -> bool {
+    match node {
+        Node::And(..) | Node::Or(..) => true,
+        Node::Not(inner) => combines(inner),
+        Node::Call(c) => c.safe_nav || c.recv.as_ref().is_some_and(combines),
+        _ => false,
+    }
+}
+
+/// The parameters of `method` bound to the call's arguments (positional and keyword),
+/// literal or not, and the defaults it leaves.
+fn bind_args(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, Node)> {
+    use crate::index::ParamKind;
+    if args.iter().any(|a| matches!(a, Node::Splat(_))) {
+        return Vec::new();
+    }
+    let keywords: Vec<(String, Node)> = match args.last() {
+        Some(Node::Hash(pairs)) => pairs
+            .iter()
+            .filter_map(|(k, v)| match k {
+                Node::Sym(s) => Some((s.clone(), v.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let positional: Vec<&Node> = args
+        .iter()
+        .filter(|a| !matches!(a, Node::Hash(_)))
+        .collect();
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    for p in &method.params {
+        let given = match p.kind {
+            ParamKind::Required | ParamKind::Optional => {
+                let a = positional.get(next).copied().cloned();
+                next += 1;
+                a
+            }
+            ParamKind::Keyword | ParamKind::OptionalKeyword => keywords
+                .iter()
+                .find(|(k, _)| k == &p.name)
+                .map(|(_, v)| v.clone()),
+            _ => continue,
+        };
+        let value = given.or_else(|| {
+            method
+                .param_defaults
+                .iter()
+                .find(|(n, _)| n == &p.name)
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(v) = value {
+            out.push((p.name.clone(), v));
+        }
+    }
+    out
 }
 
 impl Walker<'_> {
@@ -456,6 +725,29 @@ fn only_values(node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_private_predicate_that_decides_lends_its_conditions_at_its_lines() {
+        let src = "class SessionsController < ApplicationController\n  def new\n    if signed_in_too_long_ago?(params[:max_age])\n      reauthenticate\n    else\n      render :new\n    end\n  end\n\n  def edit\n    return head(:forbidden) unless signup_enabled?\n    render :edit\n  end\n\n  private\n\n  def signed_in_too_long_ago?(seconds)\n    if seconds.nil?\n      false\n    else\n      (Time.now - current_user.current_sign_in_at) > seconds.to_i\n    end\n  end\n\n  def signup_enabled?\n    Settings.allow_sign_up?\n  end\nend\n";
+        let m = analyze_one(src, "new");
+        let names: Vec<(&str, &str)> = m
+            .characteristics
+            .iter()
+            .map(|c| (c.name.as_str(), c.source_line.as_str()))
+            .collect();
+        assert_eq!(names.len(), 2, "{:?}", flat(&m));
+        assert_eq!(names[0], ("max_age_param", "18"));
+        assert_eq!(names[1].1, "21");
+        assert_eq!(m.characteristics[1].parent, Some(0));
+        assert!(m
+            .notes
+            .iter()
+            .any(|n| n.contains("signed_in_too_long_ago?")));
+        // One bare test: the predicate's name is the context.
+        let m = analyze_one(src, "edit");
+        assert_eq!(m.characteristics.len(), 1);
+        assert_eq!(m.characteristics[0].name, "signup_enabled");
+    }
 
     #[test]
     fn a_default_a_bare_called_helper_picks_for_itself_is_no_characteristic() {

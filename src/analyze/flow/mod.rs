@@ -412,6 +412,27 @@ impl<'a> Walker<'a> {
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
                 }
+                Node::If(cond) if !cond.elsif => {
+                    if let Some(test) = self.expand_private_predicates(&cond.cond) {
+                        // Its conditions are read where the predicate's body has them.
+                        let cond_line = test.line().unwrap_or(cond.cond_line);
+                        let expanded = Node::If(Box::new(If {
+                            cond: test,
+                            cond_line,
+                            ..(**cond).clone()
+                        }));
+                        let mut all = vec![expanded];
+                        all.extend_from_slice(rest);
+                        return self.seq(&all, at, tail);
+                    }
+                    if let Some((chain, _)) = self.guard_run(cond, rest) {
+                        return self.seq(&[chain], at, tail);
+                    }
+                    if let Some(end) = self.guard(cond, rest, at, tail) {
+                        return end;
+                    }
+                    return self.branch(cond, rest, at, tail);
+                }
                 Node::If(cond) => {
                     if let Some((chain, _)) = self.guard_run(cond, rest) {
                         return self.seq(&[chain], at, tail);
