@@ -76,7 +76,7 @@ impl Walker<'_> {
             if bare_call {
                 inlined = prune_value_choices(inlined);
             }
-            if !inlined.iter().any(decides) {
+            if !inlined.iter().any(decides) && !self.calls_deciding_private(&inlined, 0) {
                 continue;
             }
             self.inlined.insert(name.clone());
@@ -105,6 +105,34 @@ impl Walker<'_> {
 }
 
 impl Walker<'_> {
+    /// Whether `stmts` call a private method (not a predicate) whose body decides, itself
+    /// or through the private methods it calls in turn (`user_credential` finding through
+    /// `credential_scope`, which asks whether `@user` is present): then the helper is
+    /// inlined, and the walk inlines the next one where it is called.
+    fn calls_deciding_private(&self, stmts: &[Node], depth: usize) -> bool {
+        if depth > 3 {
+            return false;
+        }
+        let mut calls = Vec::new();
+        for stmt in stmts {
+            private_calls(stmt, &mut calls);
+        }
+        calls.iter().any(|(name, _)| {
+            !name.ends_with('?')
+                && !self.inlined.contains(name)
+                && self
+                    .cx
+                    .privates
+                    .iter()
+                    .find(|m| &m.name == name)
+                    .and_then(|m| m.body.as_ref())
+                    .is_some_and(|body| {
+                        let inner = without_returns(statements(body));
+                        inner.iter().any(decides) || self.calls_deciding_private(&inner, depth + 1)
+                    })
+        })
+    }
+
     /// `if logged_in_before?(params[:max_age])` over a private predicate whose body
     /// decides (`if seconds.nil? then false else Time.now - signed_in_at > seconds.to_i
     /// end`): the condition with the call replaced by what the body tests, its parameters
@@ -725,6 +753,18 @@ fn only_values(node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_helper_that_finds_through_a_deciding_helper_is_followed() {
+        // `user_credential` decides nothing itself; the scope it finds in does.
+        let m = analyze_one(
+            "module CredentialVerifiable\n  def credential_verified?\n    unless user_credential\n      @error = \"required\"\n      return false\n    end\n    true\n  end\n\n  private\n\n  def credential_scope\n    if @user.present?\n      @user.credentials\n    else\n      Credential.none\n    end\n  end\n\n  def user_credential\n    return @user_credential if defined?(@user_credential)\n\n    @user_credential = credential_scope.find_by(external_id: @credential.id)\n  end\nend\n",
+            "credential_verified?",
+        );
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["user", "user_credential"], "{:?}", flat(&m));
+        assert_eq!(m.characteristics[0].source_line, "13");
+    }
 
     #[test]
     fn a_private_predicate_that_decides_lends_its_conditions_at_its_lines() {
