@@ -105,6 +105,11 @@ fn boolean_ish(node: &Node) -> bool {
     }
 }
 
+/// `a || b` whose last operand is a test: a chain of tests, not values with a fallback.
+fn boolean_ish_or(node: &Node) -> bool {
+    matches!(node, Node::Or(_, b, _) if boolean_ish(b))
+}
+
 /// Whether `node` (not the statement itself) is a conditional to split out.
 fn is_candidate(node: &Node) -> bool {
     match node {
@@ -236,6 +241,18 @@ fn collect(node: &Node, root: bool, out: &mut Vec<Node>) {
         out.push(node.clone());
         return;
     }
+    if let (true, Node::Or(a, b, _)) = (root, node) {
+        if !boolean_ish(b) {
+            // `params[:locale] || session[:locale] || default`: sources in order.
+            node.for_each_child(&mut |child| collect(child, false, out));
+            return;
+        }
+        // `resolved || notices.include?(0) || ...` as the statement: one test (the walk
+        // reads the chain whole), whose `resolved || ...` is no fallback of its own.
+        collect(a, matches!(a.as_ref(), Node::Or(..)), out);
+        collect(b, matches!(b.as_ref(), Node::Or(..)), out);
+        return;
+    }
     if let Node::Call(c) = node {
         if let Some(r) = &c.recv {
             collect(r, false, out);
@@ -261,6 +278,11 @@ fn replace_first(node: &Node, root: bool, replacement: &Node, done: &mut bool) -
     if !root && is_candidate(node) {
         *done = true;
         return replacement.clone();
+    }
+    if let (true, Node::Or(a, b, line), true) = (root, node, boolean_ish_or(node)) {
+        let a = replace_first(a, matches!(a.as_ref(), Node::Or(..)), replacement, done);
+        let b = replace_first(b, matches!(b.as_ref(), Node::Or(..)), replacement, done);
+        return Node::Or(Box::new(a), Box::new(b), *line);
     }
     if let Node::Call(c) = node {
         let recv = c

@@ -881,6 +881,15 @@ impl<'a> Walker<'a> {
                 return self.combined(&renamed, ra, rb, joiner, at, lines);
             }
         }
+        if joiner == "or" {
+            if let Some(spec) = self.any_of_several(whole) {
+                let index = self.place(spec, whole, at, lines);
+                return Slots {
+                    truthy: vec![(index, 0)],
+                    falsy: vec![(index, 1)],
+                };
+            }
+        }
         let sa = condition::spec(a, &self.cx.env, self.cx.lookup);
         let sb = condition::spec(b, &self.cx.env, self.cx.lookup);
         // Each side as a clause of its own (`needs view param missing`, `kind equal to
@@ -956,6 +965,47 @@ impl<'a> Walker<'a> {
             truthy: vec![(index, 0)],
             falsy: vec![(index, 1)],
         }
+    }
+
+    /// `resolved || notices.include?(0) || notices.include?(count)`: three tests or more,
+    /// of different subjects, as one boolean whose values list them (`problem was resolved,
+    /// app email at notices including 0 or ...` / `neither ... nor ...`). `None` for two.
+    fn any_of_several(&self, whole: &Node) -> Option<Spec> {
+        let operands = condition::or_operands(whole);
+        if operands.len() < 3 {
+            return None;
+        }
+        let mut clauses = Vec::new();
+        let mut names = Vec::new();
+        for op in &operands {
+            let spec = condition::spec(op, &self.cx.env, self.cx.lookup);
+            let (subject, holds) = condition::clause(&spec, true);
+            clauses.push(if subject.is_empty() {
+                holds
+            } else {
+                format!("{subject} {holds}")
+            });
+            names.push(spec.name);
+        }
+        let (last, init) = clauses.split_last()?;
+        let listed = init.join(", ");
+        let truthy = format!("{listed} or {last}");
+        let falsy = format!("neither {listed} nor {last}");
+        Some(Spec {
+            name: grammar::identifier(&names.join("_or_")),
+            description: truthy.clone(),
+            kind: CharType::Boolean,
+            truthy: condition::ValueSpec {
+                value: Value::Bool(true),
+                description: truthy,
+            },
+            falsy: condition::ValueSpec {
+                value: Value::Bool(false),
+                description: falsy,
+            },
+            threshold: None,
+            note: None,
+        })
     }
 
     fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
@@ -2326,6 +2376,18 @@ mod tests {
         assert_eq!(plan.len(), 1, "{plan:?}");
         assert!(plan[0].starts_with("1 sum_of_payments"), "{plan:?}");
         assert!(plan[0].contains("=> returns false"), "{plan:?}");
+    }
+
+    #[test]
+    fn a_chain_of_three_tests_is_one_boolean_that_lists_them() {
+        let m = analyze_one(
+            "class ErrorReport\n  def should_email?\n    problem_was_resolved ||\n      app.email_at_notices.include?(0) ||\n      app.email_at_notices.include?(@problem.notices_count)\n  end\nend\n",
+            "should_email?",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 problem_was_resolved_or_app_email_at_notices_include_or_app_email_at_notices_include [boolean] true:problem was resolved present, app email at notices including 0 or app email at notices including problem notices count -> returns true | false:neither problem was resolved present, app email at notices including 0 nor app email at notices including problem notices count => returns false"]
+        );
     }
 
     #[test]
