@@ -67,12 +67,15 @@ impl Walker<'_> {
                         line: *line,
                     });
                 } else if let Some(value) = out.pop() {
-                    out.push(Node::Assign {
+                    // A block body with a `rescue` (`benchmark do find(id) rescue
+                    // NotFound; head :not_found; return false end`): the protected value is
+                    // assigned, the rescue stays a rescue.
+                    out.push(assign_into(value, &|v| Node::Assign {
                         target: target.clone(),
                         op: op.clone(),
-                        value: Box::new(value),
+                        value: Box::new(v),
                         line: *line,
-                    });
+                    }));
                 }
             }
             Some(Node::Return { line, .. }) => {
@@ -566,6 +569,18 @@ mod tests {
     }
 
     #[test]
+    fn a_rescue_inside_a_block_whose_value_is_assigned_is_walked() {
+        let m = analyze_one(
+            "class ProblemsController < ApplicationController\n  def show\n    result = benchmark(\"query time\") do\n      Problem.find(params[:id])\n    rescue Mongoid::Errors::DocumentNotFound\n      head :not_found\n      return false\n    end\n    render json: result\n  end\nend\n",
+            "show",
+        );
+        assert_eq!(
+            flat(&m),
+            vec!["1 document_not_found [boolean] true:Mongoid::Errors::DocumentNotFound raised => returns 404 status | false:no error raised -> returns JSON response"]
+        );
+    }
+
+    #[test]
     fn a_chain_of_safe_navigations_is_one_absence() {
         let m = analyze_one(
             "class Transfer < ApplicationRecord\n  def from_account\n    outflow_transaction&.entry&.account\n  end\n\n  def label\n    \"From #{outflow_transaction&.entry&.account&.name}\"\n  end\nend\n",
@@ -663,4 +678,20 @@ pub fn safe_chain(node: &Node) -> Option<(Node, Node)> {
         ..(**c).clone()
     }));
     Some((root, plain))
+}
+
+/// `wrap` applied to `value`, or, when `value` is a `begin ... rescue` (a block body with a
+/// rescue clause), to the last statement of its protected body.
+fn assign_into(value: Node, wrap: &dyn Fn(Node) -> Node) -> Node {
+    match value {
+        Node::Begin(mut b) if !b.rescues.is_empty() => {
+            let mut body = statements(&b.body);
+            if let Some(last) = body.pop() {
+                body.push(wrap(last));
+            }
+            b.body = Node::Seq(body);
+            Node::Begin(b)
+        }
+        other => wrap(other),
+    }
 }
