@@ -934,7 +934,7 @@ impl<'a> Walker<'a> {
             let first = whole_clause(&subject_a, &holds_a);
             let second = whole_clause(&subject_b, &holds_b);
             let falsy = if joiner == "or" {
-                format!("neither {first} nor {second}")
+                neither_nor(&[first.clone()], &second)
             } else {
                 format!("NOT both {first} and {second}")
             };
@@ -990,7 +990,7 @@ impl<'a> Walker<'a> {
         let (last, init) = clauses.split_last()?;
         let listed = init.join(", ");
         let truthy = format!("{listed} or {last}");
-        let falsy = format!("neither {listed} nor {last}");
+        let falsy = neither_nor(init, last);
         Some(Spec {
             name: grammar::identifier(&names.join("_or_")),
             description: truthy.clone(),
@@ -2391,6 +2391,21 @@ mod tests {
     }
 
     #[test]
+    fn the_false_side_of_an_or_with_a_negated_part_says_each_opposite() {
+        let m = analyze_one(
+            "class Participation\n  def listed\n    if active? || !application.submitted?\n      :listed\n    else\n      :pending\n    end\n  end\nend\n",
+            "listed",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(!plan[0].contains("nor NOT"), "{plan:?}");
+        assert!(
+            plan[0].contains("false:NOT active and submitted application"),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
     fn a_value_rebuilt_under_a_condition_reads_apart() {
         let m = analyze_one(
             "module PagesHelper\n  def page_title(page)\n    text = page.name\n    text = \"#{text} (draft)\" if page.draft?\n    text\n  end\nend\n",
@@ -2420,4 +2435,21 @@ fn always_truthy(node: &Node) -> bool {
     c.name == "add"
         && !c.safe_nav
         && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
+}
+
+/// The false value of `a || b || ...`: `neither a nor b`; when a part is itself negated
+/// (`active || !application_id`), each part's opposite joined by `and` (`NOT active and
+/// application id`), never `neither ... nor NOT ...`.
+fn neither_nor(init: &[String], last: &str) -> String {
+    let negated = |c: &str| c.starts_with("NOT ");
+    if !init.iter().any(|c| negated(c)) && !negated(last) {
+        return format!("neither {} nor {last}", init.join(", "));
+    }
+    let opposite = |c: &str| match c.strip_prefix("NOT ") {
+        Some(rest) => rest.to_string(),
+        None => format!("NOT {c}"),
+    };
+    let mut parts: Vec<String> = init.iter().map(|c| opposite(c)).collect();
+    parts.push(opposite(last));
+    parts.join(" and ")
 }
