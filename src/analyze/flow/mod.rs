@@ -2445,9 +2445,16 @@ fn neither_nor(init: &[String], last: &str) -> String {
     if !init.iter().any(|c| negated(c)) && !negated(last) {
         return format!("neither {} nor {last}", init.join(", "));
     }
-    let opposite = |c: &str| match c.strip_prefix("NOT ") {
-        Some(rest) => rest.to_string(),
-        None => format!("NOT {c}"),
+    let opposite = |c: &str| {
+        if let Some(rest) = c.strip_prefix("NOT ") {
+            rest.to_string()
+        } else if let Some(subject) = c.strip_suffix(" missing") {
+            format!("{subject} present")
+        } else if let Some(subject) = c.strip_suffix(" present") {
+            format!("{subject} missing")
+        } else {
+            format!("NOT {c}")
+        }
     };
     let mut parts: Vec<String> = init.iter().map(|c| opposite(c)).collect();
     parts.push(opposite(last));
