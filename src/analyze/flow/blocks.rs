@@ -506,6 +506,43 @@ fn mentions_lvar(node: &Node, var: &str) -> bool {
     found
 }
 
+/// `x&.entry&.account`: the first receiver guarded, and the chain without its `&.`s. The
+/// later links read what the first one holds (a transaction's entry): one absence a spec
+/// sets up, not one per link. `None` when `node` is no safe navigation.
+pub fn safe_chain(node: &Node) -> Option<(Node, Node)> {
+    let Node::Call(c) = node else { return None };
+    if !c.safe_nav {
+        return None;
+    }
+    let recv = c.recv.as_ref()?;
+    let (root, plain_recv) = match safe_chain(recv) {
+        Some((root, plain)) if matches!(recv, Node::Call(r) if r.block.is_none()) => (root, plain),
+        _ => (recv.clone(), recv.clone()),
+    };
+    let plain = Node::Call(Box::new(Call {
+        safe_nav: false,
+        recv: Some(plain_recv),
+        ..(**c).clone()
+    }));
+    Some((root, plain))
+}
+
+/// `wrap` applied to `value`, or, when `value` is a `begin ... rescue` (a block body with a
+/// rescue clause), to the last statement of its protected body.
+fn assign_into(value: Node, wrap: &dyn Fn(Node) -> Node) -> Node {
+    match value {
+        Node::Begin(mut b) if !b.rescues.is_empty() => {
+            let mut body = statements(&b.body);
+            if let Some(last) = body.pop() {
+                body.push(wrap(last));
+            }
+            b.body = Node::Seq(body);
+            Node::Begin(b)
+        }
+        other => wrap(other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
@@ -656,42 +693,5 @@ mod tests {
             flat(&m),
             vec!["1 i [range] above:above 0 -> returns the joined mapped items with each element mapped to the formatted text | at_most:at most 0 -> returns the joined mapped items with each element mapped to item"]
         );
-    }
-}
-
-/// `x&.entry&.account`: the first receiver guarded, and the chain without its `&.`s. The
-/// later links read what the first one holds (a transaction's entry): one absence a spec
-/// sets up, not one per link. `None` when `node` is no safe navigation.
-pub fn safe_chain(node: &Node) -> Option<(Node, Node)> {
-    let Node::Call(c) = node else { return None };
-    if !c.safe_nav {
-        return None;
-    }
-    let recv = c.recv.as_ref()?;
-    let (root, plain_recv) = match safe_chain(recv) {
-        Some((root, plain)) if matches!(recv, Node::Call(r) if r.block.is_none()) => (root, plain),
-        _ => (recv.clone(), recv.clone()),
-    };
-    let plain = Node::Call(Box::new(Call {
-        safe_nav: false,
-        recv: Some(plain_recv),
-        ..(**c).clone()
-    }));
-    Some((root, plain))
-}
-
-/// `wrap` applied to `value`, or, when `value` is a `begin ... rescue` (a block body with a
-/// rescue clause), to the last statement of its protected body.
-fn assign_into(value: Node, wrap: &dyn Fn(Node) -> Node) -> Node {
-    match value {
-        Node::Begin(mut b) if !b.rescues.is_empty() => {
-            let mut body = statements(&b.body);
-            if let Some(last) = body.pop() {
-                body.push(wrap(last));
-            }
-            b.body = Node::Seq(body);
-            Node::Begin(b)
-        }
-        other => wrap(other),
     }
 }

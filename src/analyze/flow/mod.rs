@@ -934,7 +934,7 @@ impl<'a> Walker<'a> {
             let first = whole_clause(&subject_a, &holds_a);
             let second = whole_clause(&subject_b, &holds_b);
             let falsy = if joiner == "or" {
-                neither_nor(&[first.clone()], &second)
+                neither_nor(std::slice::from_ref(&first), &second)
             } else {
                 format!("NOT both {first} and {second}")
             };
@@ -2337,6 +2337,49 @@ pub fn lines_of(i: &If) -> (u32, u32) {
     i.lines
 }
 
+/// `a && b`, `a || b`, or their negation: an expression that combines conditions.
+fn compound(node: &Node) -> bool {
+    match node {
+        Node::And(..) | Node::Or(..) => true,
+        Node::Not(inner) => compound(inner),
+        _ => false,
+    }
+}
+
+/// A call whose answer is never false or nil: ActiveModel's `errors.add` (the messages).
+fn always_truthy(node: &Node) -> bool {
+    let Node::Call(c) = node else {
+        return false;
+    };
+    c.name == "add"
+        && !c.safe_nav
+        && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
+}
+
+/// The false value of `a || b || ...`: `neither a nor b`; when a part is itself negated
+/// (`active || !application_id`), each part's opposite joined by `and` (`NOT active and
+/// application id`), never `neither ... nor NOT ...`.
+fn neither_nor(init: &[String], last: &str) -> String {
+    let negated = |c: &str| c.starts_with("NOT ");
+    if !init.iter().any(|c| negated(c)) && !negated(last) {
+        return format!("neither {} nor {last}", init.join(", "));
+    }
+    let opposite = |c: &str| {
+        if let Some(rest) = c.strip_prefix("NOT ") {
+            rest.to_string()
+        } else if let Some(subject) = c.strip_suffix(" missing") {
+            format!("{subject} present")
+        } else if let Some(subject) = c.strip_suffix(" present") {
+            format!("{subject} missing")
+        } else {
+            format!("NOT {c}")
+        }
+    };
+    let mut parts: Vec<String> = init.iter().map(|c| opposite(c)).collect();
+    parts.push(opposite(last));
+    parts.join(" and ")
+}
+
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
@@ -2416,47 +2459,4 @@ mod tests {
             vec!["1 page_draft [boolean] true:draft page -> returns the text with text set to the formatted text | false:NOT draft page -> returns the text"]
         );
     }
-}
-
-/// `a && b`, `a || b`, or their negation: an expression that combines conditions.
-fn compound(node: &Node) -> bool {
-    match node {
-        Node::And(..) | Node::Or(..) => true,
-        Node::Not(inner) => compound(inner),
-        _ => false,
-    }
-}
-
-/// A call whose answer is never false or nil: ActiveModel's `errors.add` (the messages).
-fn always_truthy(node: &Node) -> bool {
-    let Node::Call(c) = node else {
-        return false;
-    };
-    c.name == "add"
-        && !c.safe_nav
-        && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
-}
-
-/// The false value of `a || b || ...`: `neither a nor b`; when a part is itself negated
-/// (`active || !application_id`), each part's opposite joined by `and` (`NOT active and
-/// application id`), never `neither ... nor NOT ...`.
-fn neither_nor(init: &[String], last: &str) -> String {
-    let negated = |c: &str| c.starts_with("NOT ");
-    if !init.iter().any(|c| negated(c)) && !negated(last) {
-        return format!("neither {} nor {last}", init.join(", "));
-    }
-    let opposite = |c: &str| {
-        if let Some(rest) = c.strip_prefix("NOT ") {
-            rest.to_string()
-        } else if let Some(subject) = c.strip_suffix(" missing") {
-            format!("{subject} present")
-        } else if let Some(subject) = c.strip_suffix(" present") {
-            format!("{subject} missing")
-        } else {
-            format!("NOT {c}")
-        }
-    };
-    let mut parts: Vec<String> = init.iter().map(|c| opposite(c)).collect();
-    parts.push(opposite(last));
-    parts.join(" and ")
 }
