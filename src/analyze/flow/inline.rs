@@ -117,8 +117,11 @@ impl Walker<'_> {
         for stmt in stmts {
             private_calls(stmt, &mut calls);
         }
-        calls.iter().any(|(name, _)| {
-            !name.ends_with('?')
+        // A helper called with arguments (`get_status(!case&.youth?)`) decides on what it
+        // is given, which the caller's plan cannot name: not followed.
+        calls.iter().any(|(name, args)| {
+            args.is_empty()
+                && !name.ends_with('?')
                 && !self.inlined.contains(name)
                 && self
                     .cx
@@ -479,7 +482,6 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
 /// default the call does not override (`add_comment(note, text, "commented")` leaves
 /// `notify: true`).
 fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, Node)> {
-    use crate::index::ParamKind;
     let literal = |n: &Node| {
         matches!(
             n,
@@ -492,50 +494,10 @@ fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(Stri
                 | Node::Sym(_)
         )
     };
-    let keywords: Vec<(String, Node)> = match args.last() {
-        Some(Node::Hash(pairs)) => pairs
-            .iter()
-            .filter_map(|(k, v)| match k {
-                Node::Sym(s) => Some((s.clone(), v.clone())),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let positional: Vec<&Node> = args
-        .iter()
-        .filter(|a| !matches!(a, Node::Hash(_) | Node::Splat(_)))
-        .collect();
-    if args.iter().any(|a| matches!(a, Node::Splat(_))) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut next = 0usize;
-    for p in &method.params {
-        let given = match p.kind {
-            ParamKind::Required | ParamKind::Optional => {
-                let a = positional.get(next).copied().cloned();
-                next += 1;
-                a
-            }
-            ParamKind::Keyword | ParamKind::OptionalKeyword => keywords
-                .iter()
-                .find(|(k, _)| k == &p.name)
-                .map(|(_, v)| v.clone()),
-            _ => continue,
-        };
-        let value = given.or_else(|| {
-            method
-                .param_defaults
-                .iter()
-                .find(|(n, _)| n == &p.name)
-                .map(|(_, v)| v.clone())
-        });
-        if let Some(v) = value.filter(literal) {
-            out.push((p.name.clone(), v));
-        }
-    }
-    out
+    bind_args(method, args)
+        .into_iter()
+        .filter(|(_, v)| literal(v))
+        .collect()
 }
 
 /// `node` with each bound parameter replaced by its literal value.

@@ -2358,25 +2358,21 @@ fn always_truthy(node: &Node) -> bool {
 
 /// The false value of `a || b || ...`: `neither a nor b`; when a part is itself negated
 /// (`active || !application_id`), each part's opposite joined by `and` (`NOT active and
-/// application id`), never `neither ... nor NOT ...`.
+/// application id`, the negated parts first), never `neither ... nor NOT ...`.
 fn neither_nor(init: &[String], last: &str) -> String {
     let negated = |c: &str| c.starts_with("NOT ");
     if !init.iter().any(|c| negated(c)) && !negated(last) {
         return format!("neither {} nor {last}", init.join(", "));
     }
-    let opposite = |c: &str| {
-        if let Some(rest) = c.strip_prefix("NOT ") {
-            rest.to_string()
-        } else if let Some(subject) = c.strip_suffix(" missing") {
-            format!("{subject} present")
-        } else if let Some(subject) = c.strip_suffix(" present") {
-            format!("{subject} missing")
-        } else {
-            format!("NOT {c}")
-        }
+    let opposite = |c: &str| match c.strip_prefix("NOT ") {
+        Some(rest) => rest.to_string(),
+        None => format!("NOT {c}"),
     };
     let mut parts: Vec<String> = init.iter().map(|c| opposite(c)).collect();
     parts.push(opposite(last));
+    // The false side leads with what is not (`NOT pending reconfirmation and confirmed`):
+    // a reader sees at once which way the context goes.
+    parts.sort_by_key(|p| !p.starts_with("NOT "));
     parts.join(" and ")
 }
 
