@@ -117,11 +117,8 @@ impl Walker<'_> {
         for stmt in stmts {
             private_calls(stmt, &mut calls);
         }
-        // A helper called with arguments (`get_status(!case&.youth?)`) decides on what it
-        // is given, which the caller's plan cannot name: not followed.
-        calls.iter().any(|(name, args)| {
-            args.is_empty()
-                && !name.ends_with('?')
+        calls.iter().any(|(name, _)| {
+            !name.ends_with('?')
                 && !self.inlined.contains(name)
                 && self
                     .cx
