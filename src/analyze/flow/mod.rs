@@ -2361,7 +2361,13 @@ fn always_truthy(node: &Node) -> bool {
 /// application id`, the negated parts first), never `neither ... nor NOT ...`.
 fn neither_nor(init: &[String], last: &str) -> String {
     let negated = |c: &str| c.starts_with("NOT ");
-    if !init.iter().any(|c| negated(c)) && !negated(last) {
+    // A part that is itself a compound (`NOT editing and NOT editor or ...`) has no
+    // one-word opposite: `neither ... nor ...` says it without twisting it.
+    let compound = |c: &str| {
+        c.contains(" and ") || c.contains(" or ") || c.contains(", ") || c.contains(" nor ")
+    };
+    let all: Vec<&str> = init.iter().map(String::as_str).chain([last]).collect();
+    if all.iter().any(|c| compound(c)) || !all.iter().any(|c| negated(c)) {
         return format!("neither {} nor {last}", init.join(", "));
     }
     let opposite = |c: &str| match c.strip_prefix("NOT ") {
@@ -2440,6 +2446,17 @@ mod tests {
         assert!(!plan[0].contains("nor NOT"), "{plan:?}");
         assert!(
             plan[0].contains("false:NOT active and submitted application"),
+            "{plan:?}"
+        );
+        // A part that is a compound keeps `neither ... nor`: its opposite is no `NOT`.
+        let m = analyze_one(
+            "class Story\n  def editable?\n    if new_record? || (!editing_from_suggestions && (!editor || editor.id == user_id))\n      true\n    else\n      false\n    end\n  end\nend\n",
+            "editable?",
+        );
+        let plan = flat(&m);
+        assert!(
+            plan.iter()
+                .any(|p| p.contains("false:neither new record nor ")),
             "{plan:?}"
         );
     }
