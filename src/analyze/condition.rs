@@ -478,12 +478,18 @@ pub(super) fn flag(name: &str) -> Spec {
 
 /// A boolean whose true value reads `truthy` and whose false value reads `NOT truthy`.
 fn yes_no(name: String, description: String, truthy: String) -> Spec {
+    let falsy = format!("NOT {truthy}");
+    boolean(name, description, truthy, falsy)
+}
+
+/// A boolean with the words of each value.
+pub(crate) fn boolean(name: String, description: String, truthy: String, falsy: String) -> Spec {
     Spec {
         name,
         description,
         kind: CharType::Boolean,
-        falsy: value(Value::Bool(false), format!("NOT {truthy}")),
         truthy: value(Value::Bool(true), truthy),
+        falsy: value(Value::Bool(false), falsy),
         threshold: None,
         note: None,
     }

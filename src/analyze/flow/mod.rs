@@ -896,13 +896,6 @@ impl<'a> Walker<'a> {
         // "a"`): a presence or equality value's words alone do not say which way it goes.
         let (subject_a, holds_a) = condition::clause(&sa, true);
         let (subject_b, holds_b) = condition::clause(&sb, true);
-        let whole_clause = |subject: &str, state: &str| {
-            if subject.is_empty() {
-                state.to_string()
-            } else {
-                format!("{subject} {state}")
-            }
-        };
         let one_subject = !subject_a.is_empty() && subject_a == subject_b;
         if one_subject && holds_a == holds_b {
             // `x.nil? || x.empty?`: one test said twice (missing): the first says it.
@@ -931,8 +924,8 @@ impl<'a> Walker<'a> {
                 subject_a.clone(),
             )
         } else {
-            let first = whole_clause(&subject_a, &holds_a);
-            let second = whole_clause(&subject_b, &holds_b);
+            let first = clause_text(&subject_a, &holds_a);
+            let second = clause_text(&subject_b, &holds_b);
             let falsy = if joiner == "or" {
                 neither_nor(std::slice::from_ref(&first), &second)
             } else {
@@ -945,21 +938,7 @@ impl<'a> Walker<'a> {
                 format!("{} {joiner} {}", sa.description, sb.description),
             )
         };
-        let spec = Spec {
-            name,
-            description,
-            kind: CharType::Boolean,
-            truthy: condition::ValueSpec {
-                value: Value::Bool(true),
-                description: truthy,
-            },
-            falsy: condition::ValueSpec {
-                value: Value::Bool(false),
-                description: falsy,
-            },
-            threshold: None,
-            note: None,
-        };
+        let spec = condition::boolean(name, description, truthy, falsy);
         let index = self.place(spec, whole, at, lines);
         Slots {
             truthy: vec![(index, 0)],
@@ -980,32 +959,19 @@ impl<'a> Walker<'a> {
         for op in &operands {
             let spec = condition::spec(op, &self.cx.env, self.cx.lookup);
             let (subject, holds) = condition::clause(&spec, true);
-            clauses.push(if subject.is_empty() {
-                holds
-            } else {
-                format!("{subject} {holds}")
-            });
+            clauses.push(clause_text(&subject, &holds));
             names.push(spec.name);
         }
         let (last, init) = clauses.split_last()?;
         let listed = init.join(", ");
         let truthy = format!("{listed} or {last}");
         let falsy = neither_nor(init, last);
-        Some(Spec {
-            name: grammar::identifier(&names.join("_or_")),
-            description: truthy.clone(),
-            kind: CharType::Boolean,
-            truthy: condition::ValueSpec {
-                value: Value::Bool(true),
-                description: truthy,
-            },
-            falsy: condition::ValueSpec {
-                value: Value::Bool(false),
-                description: falsy,
-            },
-            threshold: None,
-            note: None,
-        })
+        Some(condition::boolean(
+            grammar::identifier(&names.join("_or_")),
+            truthy.clone(),
+            truthy,
+            falsy,
+        ))
     }
 
     fn leaf(&mut self, cond: &Node, at: At, lines: (u32, u32)) -> Slots {
@@ -2354,6 +2320,15 @@ fn always_truthy(node: &Node) -> bool {
     c.name == "add"
         && !c.safe_nav
         && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
+}
+
+/// A clause's words: its subject, then what holds of it (`kind equal to "a"`).
+fn clause_text(subject: &str, state: &str) -> String {
+    if subject.is_empty() {
+        state.to_string()
+    } else {
+        format!("{subject} {state}")
+    }
 }
 
 /// The false value of `a || b || ...`: `neither a nor b`; when a part is itself negated
