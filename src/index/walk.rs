@@ -216,6 +216,12 @@ pub struct Found {
 
 /// A root-relative path with `/` separators, or `None` when `path` is outside `root`.
 pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
+    // The usual case, a clean UTF-8 path under a clean root, without walking components
+    // (a walk asks this of every file and folder it meets).
+    #[cfg(unix)]
+    if let Some(rel) = plain_relative(root, path) {
+        return Some(rel.to_string());
+    }
     let rel = path.strip_prefix(root).ok()?;
     let mut out = String::new();
     for (i, part) in rel.components().enumerate() {
@@ -225,6 +231,39 @@ pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
         out.push_str(&part.as_os_str().to_string_lossy());
     }
     Some(out)
+}
+
+/// `path` under `root` as text, when both are plain (UTF-8, no empty, `.` or `..` part,
+/// no trailing slash) and `path` is strictly under `root`: what the component walk of
+/// [`relative_to`] answers for them. `None` leaves every other case to that walk.
+#[cfg(unix)]
+fn plain_relative<'a>(root: &Path, path: &'a Path) -> Option<&'a str> {
+    use std::os::unix::ffi::OsStrExt;
+    let root = root.as_os_str().as_bytes();
+    let path = path.as_os_str().as_bytes();
+    let plain = |bytes: &[u8]| {
+        !bytes.ends_with(b"/")
+            && bytes
+                .split(|&b| b == b'/')
+                .skip(1)
+                .all(|part| !part.is_empty() && part != b"." && part != b"..")
+    };
+    if !root.starts_with(b"/") || !plain(root) {
+        return None;
+    }
+    let rest = path.strip_prefix(root)?.strip_prefix(b"/")?;
+    if rest.is_empty() || !plain_rel(rest) {
+        return None;
+    }
+    std::str::from_utf8(rest).ok()
+}
+
+/// Whether a relative path's every part is a name (not empty, `.` or `..`).
+#[cfg(unix)]
+fn plain_rel(bytes: &[u8]) -> bool {
+    bytes
+        .split(|&b| b == b'/')
+        .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// Absolute form of `path` (relative paths are taken from the current directory), with
@@ -401,6 +440,68 @@ fn walk_error_text(err: &ignore::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `relative_to` by the component walk alone: what the plain path's shortcut must
+    /// answer wherever it answers.
+    fn by_components(root: &Path, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(root).ok()?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    #[test]
+    fn relative_paths_are_the_component_walks_answer() {
+        let roots = [
+            "/app",
+            "/srv/app",
+            "/srv/app/",
+            "/",
+            "/srv//app",
+            "/srv/./app",
+            "/a/b/..",
+        ];
+        let paths = [
+            "/app/models/user.rb",
+            "/srv/app/models/user.rb",
+            "/srv/app",
+            "/srv/application/x.rb",
+            "/srv/app//models/x.rb",
+            "/srv/app/./models/x.rb",
+            "/srv/app/models/../x.rb",
+            "/srv/app/models/",
+            "/srv/app/é/ü.rb",
+            "/a/b/../c.rb",
+            "relative/x.rb",
+        ];
+        for root in roots {
+            for path in paths {
+                let (root, path) = (Path::new(root), Path::new(path));
+                assert_eq!(
+                    relative_to(root, path),
+                    by_components(root, path),
+                    "{} under {}",
+                    path.display(),
+                    root.display()
+                );
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let bad = Path::new(std::ffi::OsStr::from_bytes(b"/srv/app/\xff.rb"));
+            assert_eq!(
+                relative_to(Path::new("/srv/app"), bad),
+                by_components(Path::new("/srv/app"), bad)
+            );
+            assert_eq!(
+                plain_relative(Path::new("/srv/app"), Path::new("/srv/app/a/b.rb")),
+                Some("a/b.rb")
+            );
+        }
+    }
 
     #[test]
     fn ruby_files_by_extension_name_and_shebang() {
