@@ -36,6 +36,16 @@ fn main() {
         "cargo:rustc-env=RSPEC_SCOUT_FACTS_HASH={:016x}",
         fnv(&facts)
     );
+
+    // The stored plan's fingerprint (`src/discover/stored.rs`): every source file, as
+    // planning reads the index, git's answers, naming and the vocabulary, so a plan made by
+    // another build is never answered as this build's.
+    let mut all = Vec::new();
+    println!("cargo:rerun-if-changed=src");
+    collect(Path::new("src"), &mut all);
+    all.sort();
+    all.push("Cargo.lock".into());
+    println!("cargo:rustc-env=RSPEC_SCOUT_PLAN_HASH={:016x}", fnv(&all));
 }
 
 /// FNV-1a over each file's path and bytes.

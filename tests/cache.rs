@@ -8,6 +8,7 @@ use crate::robustness::{is_root, open_to_everyone, run_unprivileged, set_mode};
 use crate::util::*;
 
 const CACHE: &str = "tmp/rspec_scout/facts.bin";
+const PLAN: &str = "tmp/rspec_scout/plan.bin";
 
 /// The Rails fixture on a feature branch: one model changed and committed, one service
 /// added, one edit in the working tree only.
@@ -206,6 +207,8 @@ fn a_bad_cache_file_is_ignored_and_made_again() {
     ];
     for (what, bytes) in cases {
         std::fs::write(p.root().join(CACHE), &bytes).unwrap();
+        // Without the stored plan, which would answer without reading a file.
+        let _ = std::fs::remove_file(p.root().join(PLAN));
         assert_eq!(p.run(&args).expect_code(0).stdout, cold, "{what}");
         let again = std::fs::read(p.root().join(CACHE)).unwrap();
         assert_eq!(again.len(), good.len(), "{what}: not made again");
@@ -225,6 +228,7 @@ fn no_cache_neither_reads_nor_writes_the_cache() {
     p.run(&["discover", "--all", "--no-metadata", "--no-cache"])
         .expect_code(0);
     assert!(!p.exists(CACHE), "written with --no-cache");
+    assert!(!p.exists(PLAN), "written with --no-cache");
     // A cache that would answer old facts: the edit keeps size and mtime of a file made
     // long before the cache (git's racy-clean rule trusts such a stamp).
     p.run(&["discover", "--all", "--no-metadata"])
@@ -253,6 +257,11 @@ fn no_cache_neither_reads_nor_writes_the_cache() {
         .stdout;
     assert!(symbols.contains("total_dimes"), "read the cache");
     assert_eq!(std::fs::read(p.root().join(CACHE)).unwrap(), cache);
+    assert!(p.exists(PLAN));
+    let plan = std::fs::read(p.root().join(PLAN)).unwrap();
+    p.run(&["discover", "--all", "--no-metadata", "--no-cache"])
+        .expect_code(0);
+    assert_eq!(std::fs::read(p.root().join(PLAN)).unwrap(), plan);
 }
 
 #[test]
@@ -299,4 +308,192 @@ fn a_read_only_metadata_folder_leaves_the_answer_alone() {
         assert!(!p.exists(CACHE));
     }
     set_mode(&p.root().join("tmp/rspec_scout"), 0o755);
+}
+
+/// `discover`'s answer without the cache.
+fn cold(p: &Project, args: &[&str]) -> String {
+    let run = run(p, &with(args, "--no-cache"));
+    assert!(run.code == 0 || run.code == 2, "{args:?}: {}", run.stderr);
+    run.stdout
+}
+
+#[test]
+fn the_stored_plan_answers_only_for_its_own_files_settings_and_history() {
+    let p = app();
+    age_sources(p.root());
+    let full = ["discover", "--all", "--no-metadata", "--answer", "full"];
+    p.run(&full).expect_code(0);
+    assert!(p.exists(PLAN));
+    // Nothing changed: the stored plan answers and no file is read, so the facts cache,
+    // removed, is not made again.
+    std::fs::remove_file(p.root().join(CACHE)).unwrap();
+    let before = cold(&p, &full);
+    assert_eq!(p.run(&full).expect_code(0).stdout, before);
+    assert!(
+        !p.exists(CACHE),
+        "files were read: the stored plan did not answer"
+    );
+
+    // Other settings, one after the other: each answers as a cold run, and so does the
+    // first again.
+    p.write(
+        ".rspec-scout.yml",
+        "zones: {yellow_loc: 20, red_loc: 40, yellow_methods: 2, red_methods: 3}\n",
+    );
+    let zoned = cold(&p, &full);
+    assert_ne!(zoned, before, "the zones changed nothing");
+    assert_eq!(p.run(&full).stdout, zoned, "other zones");
+    p.remove(".rspec-scout.yml");
+    let settings: &[&[&str]] = &[
+        &[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--only",
+            "Order#*",
+        ],
+        &[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--exclude",
+            "Order#*",
+        ],
+        &["discover", "--no-metadata", "--answer", "full"],
+        &[
+            "discover",
+            "app/models",
+            "--no-metadata",
+            "--answer",
+            "full",
+        ],
+        &full,
+    ];
+    for args in settings {
+        let expected = cold(&p, args);
+        for round in ["first", "again"] {
+            assert_eq!(
+                run(&p, &with(args, "--format=yaml")).stdout,
+                expected,
+                "{round}: {args:?}"
+            );
+        }
+    }
+
+    // The same files, changed against two bases: the order changed since `main` and since
+    // the commit before, each time with another base version of it.
+    p.edit(
+        "app/models/order.rb",
+        "line_items.sum(&:total_cents)",
+        "line_items.sum(&:total_cents).to_i",
+    );
+    p.commit_all("an order's total is a whole number");
+    age_sources(p.root());
+    let on = |base: &str| -> Vec<String> {
+        with(
+            &[
+                "discover",
+                "--all",
+                "--no-metadata",
+                "--answer",
+                "full",
+                "--base",
+            ],
+            base,
+        )
+    };
+    let on_main = run(
+        &p,
+        &with(
+            &on("main").iter().map(String::as_str).collect::<Vec<_>>(),
+            "--no-cache",
+        ),
+    )
+    .stdout;
+    let on_parent = run(
+        &p,
+        &with(
+            &on("HEAD~1").iter().map(String::as_str).collect::<Vec<_>>(),
+            "--no-cache",
+        ),
+    )
+    .stdout;
+    assert_ne!(on_main, on_parent, "the base version changed nothing");
+    for round in ["first", "again"] {
+        assert_eq!(run(&p, &on("main")).stdout, on_main, "{round}: base main");
+        assert_eq!(
+            run(&p, &on("HEAD~1")).stdout,
+            on_parent,
+            "{round}: base HEAD~1"
+        );
+    }
+    let rebased = cold(&p, &full);
+    p.git(&["branch", "-f", "main", "feature"]);
+    let moved = cold(&p, &full);
+    assert_ne!(moved, rebased, "moving the base changed nothing");
+    assert_eq!(p.run(&full).expect_code(0).stdout, moved, "a moved base");
+    p.git(&["branch", "-f", "main", "HEAD~2"]);
+    assert_eq!(
+        p.run(&full).expect_code(0).stdout,
+        rebased,
+        "the base moved back"
+    );
+
+    // Touched, not changed: read again, planned from the same digests.
+    let now = SystemTime::now();
+    for rel in ["app/models/order.rb", "app/models/user.rb"] {
+        set_mtime(&p.root().join(rel), now);
+    }
+    assert_eq!(p.run(&full).expect_code(0).stdout, rebased, "touched");
+    assert_eq!(
+        p.run(&full).expect_code(0).stdout,
+        rebased,
+        "touched, again"
+    );
+}
+
+#[test]
+fn a_bad_stored_plan_is_ignored_and_made_again() {
+    let p = app();
+    age_sources(p.root());
+    let args = ["discover", "--all", "--no-metadata", "--answer", "full"];
+    let cold = p.run(&args).expect_code(0).stdout;
+    let good = std::fs::read(p.root().join(PLAN)).unwrap();
+    let flip = |at: usize| {
+        let mut bad = good.clone();
+        bad[at] ^= 0x20;
+        bad
+    };
+    let mut foreign = good.clone();
+    let at = good.windows(5).position(|w| w == b"plan ").unwrap() + 5;
+    foreign[at] = if foreign[at] == b'0' { b'1' } else { b'0' };
+    // Hand-edited: a method renamed in place (the checksum no longer holds).
+    let mut edited = good.clone();
+    let at = good.windows(11).rposition(|w| w == b"total_cents").unwrap();
+    edited[at] = b'T';
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("one byte short", good[..good.len() - 1].to_vec()),
+        ("a flipped byte", flip(good.len() / 2)),
+        ("another build", foreign),
+        ("hand-edited", edited),
+        ("not a stored plan", b"--- {}\n".to_vec()),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(p.root().join(PLAN), &bytes).unwrap();
+        assert_eq!(p.run(&args).expect_code(0).stdout, cold, "{what}");
+        let again = std::fs::read(p.root().join(PLAN)).unwrap();
+        assert_eq!(again.len(), good.len(), "{what}: not made again");
+        assert_eq!(&again[..8], b"RSSPLAN\0", "{what}");
+    }
+    // A folder where the file should be: the answer stands, nothing is written.
+    std::fs::remove_file(p.root().join(PLAN)).unwrap();
+    std::fs::create_dir(p.root().join(PLAN)).unwrap();
+    assert_eq!(p.run(&args).expect_code(0).stdout, cold, "a folder");
+    assert_eq!(p.run(&args).expect_code(0).stdout, cold, "a folder, again");
 }

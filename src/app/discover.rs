@@ -6,10 +6,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::discover::zones::ZoneThresholds;
-use crate::discover::{self, select::Filter, BaseVersion, Plan, Prepared, Settings, Source, Zone};
+use crate::discover::{
+    self, select::Filter, stored, BaseVersion, Plan, Prepared, Settings, Source, Zone,
+};
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, IndexChanges, Repo};
 use crate::index::{self, walk};
@@ -61,6 +64,8 @@ pub struct Options {
     /// Print only the items of these source files.
     pub file: Vec<PathBuf>,
 }
+
+mod reuse;
 
 /// Exit code of a stop (red zone with only new code).
 pub const STOP_EXIT: u8 = 3;
@@ -161,52 +166,6 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // now: the parse phase grows on top of it.
     crate::memory::release();
 
-    // 2. Read and parse every version once, in parallel.
-    let phase = Instant::now();
-    let cache = super::with_facts_cache(config, &project_root, &options.cache, options.facts_cache);
-    let parsing = progress.start("parse", candidates.len());
-    let sources = read_sources(
-        config,
-        repo.as_ref(),
-        base.as_ref(),
-        mode,
-        &candidates,
-        &cache,
-        &parsing,
-    )?;
-    parsing.finish();
-    // The facts cache is written beside the planning, off its path (joined on return).
-    let _saving = Saving::start(cache, config.threads);
-    // Planning needs neither: libgit2's index and object caches go too.
-    drop(candidates);
-    drop(repo);
-    timings.parse_ms = millis(phase);
-
-    // 3. Plan.
-    let phase = Instant::now();
-    // Filtered in place: no second list of every file.
-    let mut planned = sources;
-    planned.retain(|source| {
-        if let Some(reason) = source.skipped() {
-            skipped.push(SkippedFile {
-                path: source.path.clone(),
-                reason: reason.to_string(),
-            });
-            return false;
-        }
-        if source.diagnostic_count() > 0 {
-            let first = source.first_diagnostic();
-            unparsable.push(UnparsableFile {
-                path: source.path.clone(),
-                line: first.map_or(1, |d| d.line),
-                message: first.map_or_else(|| "syntax error".to_string(), |d| d.message.clone()),
-                errors: source.diagnostic_count(),
-                methods: Vec::new(),
-            });
-        }
-        true
-    });
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
     // A policy the config misspells writes request specs, as `ask` does.
     let spec_policy = config
         .controllers_spec_policy
@@ -220,14 +179,142 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         spec_policy,
         allow_red: options.allow_red,
     };
+
+    // 2. Read and parse every version once, in parallel; unless the plan the last run
+    // stored was made from these very files, which is then the plan (`reuse`).
+    let phase = Instant::now();
+    let blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
+    // Planning needs no repository: libgit2's index and object caches go.
+    let has_repo = repo.is_some();
+    drop(repo);
+    let bases: Vec<Option<[u8; 32]>> = blobs
+        .iter()
+        .map(|(base, _)| base.as_ref().map(|bytes| Sha256::digest(bytes).into()))
+        .collect();
+    let store =
+        (options.facts_cache && !options.cache.is_warm() && mode != Mode::Staged).then(|| {
+            let dir = metadata::plan::state_dir(&project_root, &config.metadata_path);
+            reuse::PlanStore::open(
+                &project_root,
+                &dir,
+                &settings_text(mode, has_repo, options, config, &settings),
+            )
+        });
+    let seen = reuse::Seen {
+        candidates: &candidates,
+        bases: &bases,
+    };
+    let reused = store
+        .as_ref()
+        .and_then(|store| store.unchanged(&seen, config.threads));
+    let mut _saving = Saving(None);
+    let mut _storing = Saving(None);
+    let plan = if let Some((plan, stored_unparsable)) = reused {
+        progress.start("parse", candidates.len()).finish();
+        drop(candidates);
+        timings.parse_ms = millis(phase);
+        let phase = Instant::now();
+        progress.start("plan", plan.files.len()).finish();
+        unparsable = stored_unparsable
+            .into_iter()
+            .map(|u| UnparsableFile {
+                path: u.path,
+                line: u.line,
+                message: u.message,
+                errors: u.errors,
+                methods: Vec::new(),
+            })
+            .collect();
+        timings.graph_ms = millis(phase);
+        plan
+    } else {
+        let cache =
+            super::with_facts_cache(config, &project_root, &options.cache, options.facts_cache);
+        let parsing = progress.start("parse", candidates.len());
+        let (sources, keys) = read_sources(config, has_repo, &candidates, &blobs, &cache, &parsing);
+        parsing.finish();
+        // The facts cache is written beside the planning, off its path (joined on return).
+        _saving = Saving::start(cache, config.threads);
+        drop(blobs);
+        timings.parse_ms = millis(phase);
+
+        // 3. Plan.
+        let phase = Instant::now();
+        // Filtered in place: no second list of every file.
+        let mut planned = sources;
+        planned.retain(|source| {
+            if let Some(reason) = source.skipped() {
+                skipped.push(SkippedFile {
+                    path: source.path.clone(),
+                    reason: reason.to_string(),
+                });
+                return false;
+            }
+            if source.diagnostic_count() > 0 {
+                let first = source.first_diagnostic();
+                unparsable.push(UnparsableFile {
+                    path: source.path.clone(),
+                    line: first.map_or(1, |d| d.line),
+                    message: first
+                        .map_or_else(|| "syntax error".to_string(), |d| d.message.clone()),
+                    errors: source.diagnostic_count(),
+                    methods: Vec::new(),
+                });
+            }
+            true
+        });
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        // What the plan is made from, to store it: every file read (a file that could not
+        // be read is not stored: its reason is not a version of it).
+        let inputs = store
+            .as_ref()
+            .filter(|_| skipped.is_empty())
+            .and_then(|_| reuse::inputs(&seen, &keys));
+        drop(keys);
+        let same = match (&store, &inputs) {
+            (Some(store), Some(inputs)) => store.same_digests(&seen, inputs),
+            _ => None,
+        };
+        // Planning needs no list of candidates.
+        drop(candidates);
+        let planning = progress.start("plan", planned.len());
+        let plan = match same {
+            Some((plan, _)) => plan,
+            None => index::in_pool(config.threads, || {
+                // The parse's scratch space is garbage now.
+                crate::memory::release();
+                discover::plan_prepared(planned, &settings)
+            }),
+        };
+        planning.finish();
+        if let (Some(store), Some(inputs)) = (&store, &inputs) {
+            if !store.records(inputs) {
+                let stored_unparsable: Vec<stored::Unparsable> = unparsable
+                    .iter()
+                    .map(|u| stored::Unparsable {
+                        path: u.path.clone(),
+                        line: u.line,
+                        message: u.message.clone(),
+                        errors: u.errors,
+                    })
+                    .collect();
+                let bytes = store.encode(inputs, &stored_unparsable, &plan);
+                let (root, dir) = store.place();
+                _storing = Saving(
+                    std::thread::Builder::new()
+                        .name("rspec-scout-plan".to_string())
+                        .spawn(move || {
+                            reuse::PlanStore::write(&root, &dir, &bytes);
+                        })
+                        .ok(),
+                );
+            }
+        }
+        timings.graph_ms = millis(phase);
+        plan
+    };
+    let phase = Instant::now();
     let ids_for_filter_check = !settings.filter.is_empty();
-    let planning = progress.start("plan", planned.len());
-    let plan = index::in_pool(config.threads, || {
-        // The parse's scratch space is garbage now.
-        crate::memory::release();
-        discover::plan_prepared(planned, &settings)
-    });
-    planning.finish();
     if ids_for_filter_check {
         let ids: Vec<String> = plan.items.iter().map(|i| i.method_id.to_string()).collect();
         for pattern in settings.filter.unmatched(&ids) {
@@ -245,7 +332,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 .collect();
         }
     }
-    timings.graph_ms = millis(phase);
+    timings.graph_ms += millis(phase);
     if plan.items.is_empty() {
         return Err(Error::NothingToDo {
             message: "No testable Ruby files found".to_string(),
@@ -734,49 +821,59 @@ fn walked_files(
     Ok((base, candidates))
 }
 
-/// Reads the current version of every candidate from disk (the index in staged mode) and
-/// the base version of every changed file from git, then parses all of them in parallel.
-fn read_sources(
-    config: &Config,
+/// The base version (of every file that changed) and the staged version (staged mode) of
+/// each candidate, read from git here, on one thread: git2 repositories are not Sync.
+fn read_blobs(
     repo: Option<&Repo>,
     base: Option<&Base>,
     mode: Mode,
     candidates: &[Candidate],
-    cache: &super::Cache,
-    phase: &crate::report::Phase,
-) -> Result<Vec<Prepared>> {
-    // git2 repositories are not Sync: blobs are read here, on one thread; only files that
-    // changed need their base version.
-    let mut base_blobs: Vec<Option<Vec<u8>>> = Vec::with_capacity(candidates.len());
-    let mut staged_blobs: Vec<Option<Vec<u8>>> = Vec::with_capacity(candidates.len());
+) -> Result<Vec<Blobs>> {
+    let mut blobs = Vec::with_capacity(candidates.len());
     for c in candidates {
         let needs_base = matches!(c.change, Some(ChangeKind::Modified | ChangeKind::Renamed));
-        let blob = match (repo, base, needs_base) {
+        let base_blob = match (repo, base, needs_base) {
             (Some(repo), Some(base), true) => {
                 let path = c.old_path.as_deref().unwrap_or(&c.rel);
                 repo.blob_at(base.commit, path)?
             }
             _ => None,
         };
-        base_blobs.push(blob);
         let staged = match (repo, mode) {
             (Some(repo), Mode::Staged) => repo.index_blob(&c.rel)?,
             _ => None,
         };
-        staged_blobs.push(staged);
+        blobs.push((base_blob, staged));
     }
+    Ok(blobs)
+}
+
+/// A candidate's base version and staged version, as git holds them.
+type Blobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// Reads the current version of every candidate from disk (the index in staged mode),
+/// then parses it and its base version (`blobs`), all in parallel. Each file comes with
+/// what identifies the version read, when the facts cache on disk answered.
+fn read_sources(
+    config: &Config,
+    has_repo: bool,
+    candidates: &[Candidate],
+    blobs: &[Blobs],
+    cache: &super::Cache,
+    phase: &crate::report::Phase,
+) -> (Vec<Prepared>, Vec<Option<index::cache::Key>>) {
     let max = config.max_file_size;
-    let has_repo = repo.is_some();
-    let sources: Vec<Prepared> = index::in_pool(config.threads, || {
+    index::in_pool(config.threads, || {
         candidates
             .par_iter()
-            .zip(base_blobs.par_iter())
-            .zip(staged_blobs.par_iter())
-            .map(|((c, base_blob), staged)| {
-                let facts = match staged {
-                    Some(bytes) if (bytes.len() as u64) <= max => cache.facts_of(&c.rel, bytes),
+            .zip(blobs.par_iter())
+            .map(|(c, (base_blob, staged))| {
+                let (facts, key) = match staged {
+                    Some(bytes) if (bytes.len() as u64) <= max => {
+                        (cache.facts_of(&c.rel, bytes), None)
+                    }
                     // Method digests only matter against a base version.
-                    _ => cache.facts(
+                    _ => cache.facts_keyed(
                         &walk::SourceFile {
                             rel: c.rel.clone(),
                             path: c.path.clone(),
@@ -801,11 +898,33 @@ fn read_sources(
                     old_path: c.old_path.clone(),
                 });
                 phase.tick();
-                prepared
+                (prepared, key)
             })
-            .collect()
-    });
-    Ok(sources)
+            .unzip()
+    })
+}
+
+/// Everything a plan depends on besides its files, as text (the stored plan keeps its
+/// digest): the mode, whether there is history, the selection, the zones, the spec
+/// layout, the red-zone stop and the largest file read.
+fn settings_text(
+    mode: Mode,
+    has_repo: bool,
+    options: &Options,
+    config: &Config,
+    settings: &Settings,
+) -> String {
+    format!(
+        "mode {}\nrepository {has_repo}\nall {}\nonly {:?}\nexclude {:?}\nzones {:?}\nspecs {:?}\nallow red {}\nmax file size {}\n",
+        mode.as_str(),
+        settings.select_all,
+        options.only,
+        options.exclude,
+        settings.zones,
+        settings.spec_policy,
+        settings.allow_red,
+        config.max_file_size,
+    )
 }
 
 /// Whether [`discovery_fields`] has fields for `file`, without building them.

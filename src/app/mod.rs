@@ -78,16 +78,30 @@ impl Cache {
     /// them, as later calls may compare. The facts cache on disk answers what extraction
     /// would.
     pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
+        self.facts_keyed(file, max_size, digests).0
+    }
+
+    /// [`Cache::facts`], with what identifies the version they are of when the facts
+    /// cache on disk answered (`None` otherwise, and for a file that could not be read).
+    pub fn facts_keyed(
+        &self,
+        file: &SourceFile,
+        max_size: u64,
+        digests: bool,
+    ) -> (FileFacts, Option<index::cache::Key>) {
         match (&self.warm, &self.disk) {
-            (Some(warm), _) => warm.facts(file, max_size),
-            (None, Some(disk)) => disk.facts(file, max_size, digests),
-            (None, None) => index::index_file_with(
-                file,
-                max_size,
-                &index::ExtractOptions {
-                    digests,
-                    ..index::ExtractOptions::default()
-                },
+            (Some(warm), _) => (warm.facts(file, max_size), None),
+            (None, Some(disk)) => disk.facts_keyed(file, max_size, digests),
+            (None, None) => (
+                index::index_file_with(
+                    file,
+                    max_size,
+                    &index::ExtractOptions {
+                        digests,
+                        ..index::ExtractOptions::default()
+                    },
+                ),
+                None,
             ),
         }
     }

@@ -218,6 +218,17 @@ impl Deps {
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
+
+    /// The numbers and the methods' buffer, as [`Deps::from_parts`] takes them back (the
+    /// stored plan's codec).
+    pub(crate) fn parts(&self) -> (&[u32], &str) {
+        (&self.ids, &self.methods)
+    }
+
+    /// Deps from [`Deps::parts`].
+    pub(crate) fn from_parts(ids: Box<[u32]>, methods: Box<str>) -> Deps {
+        Deps { ids, methods }
+    }
 }
 
 /// Class `id`'s name (empty for a number the table does not hold).

@@ -6,6 +6,7 @@
 pub(crate) mod deps;
 pub(crate) mod modes;
 pub mod select;
+pub mod stored;
 pub mod waves;
 pub(crate) mod zones;
 

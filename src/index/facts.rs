@@ -560,6 +560,16 @@ impl NameList {
     pub fn to_vec(&self) -> Vec<String> {
         self.iter().map(str::to_string).collect()
     }
+
+    /// The names, each followed by a newline, as [`NameList::from_buffer`] takes them back.
+    pub(crate) fn as_buffer(&self) -> &str {
+        &self.buf
+    }
+
+    /// A list from [`NameList::as_buffer`] (`None` when the last name has no newline).
+    pub(crate) fn from_buffer(buf: &str) -> Option<NameList> {
+        (buf.is_empty() || buf.ends_with('\n')).then(|| NameList { buf: buf.into() })
+    }
 }
 
 impl<S: AsRef<str>> FromIterator<S> for NameList {

@@ -272,7 +272,7 @@ impl Writer<'_> {
         self.0.push(b);
     }
 
-    fn bool(&mut self, b: bool) {
+    pub(crate) fn bool(&mut self, b: bool) {
         self.0.push(u8::from(b));
     }
 
@@ -281,7 +281,7 @@ impl Writer<'_> {
         self.0.extend_from_slice(s.as_bytes());
     }
 
-    fn opt_str(&mut self, s: Option<&str>) {
+    pub(crate) fn opt_str(&mut self, s: Option<&str>) {
         match s {
             None => self.byte(0),
             Some(s) => {
@@ -291,14 +291,14 @@ impl Writer<'_> {
         }
     }
 
-    fn strs(&mut self, items: &[String]) {
+    pub(crate) fn strs(&mut self, items: &[String]) {
         self.len(items.len());
         for s in items {
             self.str(s);
         }
     }
 
-    fn range(&mut self, (a, b): (u32, u32)) {
+    pub(crate) fn range(&mut self, (a, b): (u32, u32)) {
         self.uint(u64::from(a));
         self.uint(u64::from(b));
     }
@@ -318,6 +318,11 @@ impl<'a> Reader<'a> {
         self.rest.is_empty()
     }
 
+    /// How many bytes are left.
+    pub(crate) fn rest_len(&self) -> usize {
+        self.rest.len()
+    }
+
     pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if n > self.rest.len() {
             return None;
@@ -333,7 +338,7 @@ impl<'a> Reader<'a> {
         Some(b)
     }
 
-    fn bool(&mut self) -> Option<bool> {
+    pub(crate) fn bool(&mut self) -> Option<bool> {
         match self.byte()? {
             0 => Some(false),
             1 => Some(true),
@@ -358,12 +363,12 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         u32::try_from(self.uint()?).ok()
     }
 
     /// A count, as a `usize`.
-    fn count(&mut self) -> Option<usize> {
+    pub(crate) fn count(&mut self) -> Option<usize> {
         usize::try_from(self.uint()?).ok()
     }
 
@@ -379,7 +384,7 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(self.take(n)?).ok()
     }
 
-    fn opt_str(&mut self) -> Option<Option<String>> {
+    pub(crate) fn opt_str(&mut self) -> Option<Option<String>> {
         match self.byte()? {
             0 => Some(None),
             1 => Some(Some(self.str()?.to_string())),
@@ -387,7 +392,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn strs(&mut self) -> Option<Vec<String>> {
+    pub(crate) fn strs(&mut self) -> Option<Vec<String>> {
         let n = self.len()?;
         let mut items = Vec::with_capacity(n);
         for _ in 0..n {
@@ -400,7 +405,7 @@ impl<'a> Reader<'a> {
         Names::from_buffer_checked(self.str()?)
     }
 
-    fn range(&mut self) -> Option<(u32, u32)> {
+    pub(crate) fn range(&mut self) -> Option<(u32, u32)> {
         Some((self.u32()?, self.u32()?))
     }
 }

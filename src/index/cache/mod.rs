@@ -194,6 +194,17 @@ impl FactsCache {
     /// digests when `digests`, and possibly when not: a caller that does not ask for them
     /// does not read them). What the run learnt is kept for [`FactsCache::save`].
     pub fn facts(&self, file: &SourceFile, max_size: u64, digests: bool) -> FileFacts {
+        self.facts_keyed(file, max_size, digests).0
+    }
+
+    /// [`FactsCache::facts`], with what identifies the version they are of (`None` when
+    /// the file could not be read).
+    pub fn facts_keyed(
+        &self,
+        file: &SourceFile,
+        max_size: u64,
+        digests: bool,
+    ) -> (FileFacts, Option<Key>) {
         let found = self.lookup(file, max_size, digests);
         let what = match (found.how, found.key) {
             (How::Unread, _) | (_, None) => Use::Dropped,
@@ -222,7 +233,7 @@ impl FactsCache {
             }
         };
         self.put(&file.rel, what);
-        found.facts
+        (found.facts, found.key)
     }
 
     /// The facts of `file`, as [`FactsCache::facts`], with what identifies the version
@@ -559,7 +570,7 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
 
 /// The payload's checksum: FxHash over its bytes (deterministic within a build, and only
 /// read by the build that wrote it).
-fn checksum(payload: &[u8]) -> u64 {
+pub(crate) fn checksum(payload: &[u8]) -> u64 {
     use std::hash::Hasher;
     let mut hasher = rustc_hash::FxHasher::default();
     hasher.write(payload);
