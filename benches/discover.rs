@@ -264,10 +264,12 @@ fn bench_branch(c: &mut Criterion) {
     }
 }
 
-/// `discover --all` with the facts cache (`tmp/rspec_scout/facts.bin`): made from nothing
-/// (each run starts without the file: the cold run's cost with the cache's write) and warm
-/// (nothing changed since the last run), with prism's read + parse of the same files as
-/// the yardstick. The cache file is removed at the end.
+/// `discover --all` with the facts cache (`tmp/rspec_scout/facts.bin`) and the stored plan
+/// (`plan.bin`): made from nothing (each run starts without either file: the cold run's
+/// cost with their writes), warm (nothing changed since the last run: the stored plan
+/// answers) and warm without the stored plan (every file's facts decoded and planned),
+/// with prism's read + parse of the same files as the yardstick. Both files are removed
+/// at the end.
 fn bench_warm(c: &mut Criterion) {
     let mut group = c.benchmark_group("discover-all-cache");
     group
@@ -285,6 +287,7 @@ fn bench_warm(c: &mut Criterion) {
             ..options(true)
         };
         let cache_file = root.join("tmp/rspec_scout/facts.bin");
+        let plan_file = root.join("tmp/rspec_scout/plan.bin");
         let run = |options: &Options| {
             let answer = discover::run(&config, options).expect("discover");
             let mut out = Count(0);
@@ -297,6 +300,7 @@ fn bench_warm(c: &mut Criterion) {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     let _ = std::fs::remove_file(&cache_file);
+                    let _ = std::fs::remove_file(&plan_file);
                     total += cold.time(1, || run(&cached));
                 }
                 total
@@ -308,21 +312,42 @@ fn bench_warm(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(name.clone(), "warm"), |b| {
             b.iter_custom(|iters| warm.time(iters, || run(&cached)))
         });
+        // Warm facts without the stored plan: every file's facts decoded and planned.
+        let facts_only = Recorder::default();
+        group.bench_function(BenchmarkId::new(name.clone(), "warm-facts-only"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let _ = std::fs::remove_file(&plan_file);
+                    total += facts_only.time(1, || run(&cached));
+                }
+                total
+            })
+        });
         let prism = Recorder::default();
         group.bench_function(BenchmarkId::new(name.clone(), "prism-read-parse"), |b| {
             b.iter_custom(|iters| prism.time(iters, || prism_alone(&files, 2)))
         });
         let _ = std::fs::remove_file(&cache_file);
-        let (c, w, p) = (cold.median(), warm.median(), prism.median());
-        if c.is_zero() || w.is_zero() || p.is_zero() {
+        let _ = std::fs::remove_file(&plan_file);
+        let (c, w, f, p) = (
+            cold.median(),
+            warm.median(),
+            facts_only.median(),
+            prism.median(),
+        );
+        if c.is_zero() || w.is_zero() || f.is_zero() || p.is_zero() {
             continue;
         }
+        let x = |d: Duration| d.as_secs_f64() / p.as_secs_f64();
         summary.push(format!(
-            "discover --all {name}, 2 threads: cold with cache {} ({:.2}x prism), warm {} ({:.2}x prism; target <= 0.3x), prism {}",
+            "discover --all {name}, 2 threads: cold with cache {} ({:.2}x prism), warm {} ({:.2}x prism; target <= 0.3x), warm without the stored plan {} ({:.2}x), prism {}",
             ms(c),
-            c.as_secs_f64() / p.as_secs_f64(),
+            x(c),
             ms(w),
-            w.as_secs_f64() / p.as_secs_f64(),
+            x(w),
+            ms(f),
+            x(f),
             ms(p)
         ));
     }
