@@ -1046,12 +1046,21 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         };
         let repo = Repo::discover(p.root()).unwrap();
         let whole = of_walked(&repo.working_tree_changes(&base).unwrap());
-        let among = of_walked(
-            &repo
-                .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked)
-                .unwrap(),
-        );
+        let (changes, measured) = repo
+            .working_tree_changes_among(repo.index_changes(&base).unwrap(), &walked)
+            .unwrap();
+        let among = of_walked(&changes);
         assert_eq!(among, whole);
+        // What was measured of each walked file is that file's, in the walk's order.
+        assert_eq!(measured.len(), walked.len());
+        for ((_, path), meta) in walked.iter().zip(&measured) {
+            let meta = meta.as_ref().expect("a walked Ruby file is measured");
+            let now = std::fs::symlink_metadata(path).unwrap();
+            assert_eq!(
+                (meta.len(), meta.modified().unwrap()),
+                (now.len(), now.modified().unwrap())
+            );
+        }
         // Every in-scope change, deletions included, from a walk that (as the real one)
         // skips ignored files, tracked or not.
         let in_scope = |p: &str| p.starts_with("app/") || p.starts_with("lib/");
@@ -1072,7 +1081,8 @@ fn status_of_the_walked_files_is_the_whole_trees() {
         let branch = of_scope(
             &repo
                 .working_tree_changes_among(repo.index_changes(&base).unwrap(), &not_ignored)
-                .unwrap(),
+                .unwrap()
+                .0,
         );
         assert_eq!(branch, of_scope(&repo.working_tree_changes(&base).unwrap()));
         (among, branch)

@@ -15,6 +15,7 @@ use crate::discover::{
 };
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, IndexChanges, Repo};
+use crate::index::stamp::Stamp;
 use crate::index::{self, walk};
 use crate::metadata::{self, fields};
 use crate::naming;
@@ -103,6 +104,8 @@ struct Candidate {
     path: PathBuf,
     change: Option<ChangeKind>,
     old_path: Option<String>,
+    /// Its stamp, when git's look at the working tree measured it.
+    stamp: Option<Stamp>,
 }
 
 /// Runs discovery.
@@ -694,6 +697,7 @@ fn changed_files(
             rel: change.path,
             change: Some(change.kind),
             old_path: change.old_path,
+            stamp: None,
         });
     }
     Ok((Some(base), candidates))
@@ -782,16 +786,33 @@ fn walked_files(
     timings.walk_ms = walk_ms;
     warnings.extend(found.warnings);
     warnings.extend(git_warnings);
+    // What git measured of each walked file, for the stored plan's check.
+    let mut stamps: Vec<Option<Stamp>> = Vec::new();
     let (base, changes) = match (git_answer?, &repo) {
         (Some((base, Known::Warm(changes))), _) => (Some(base), changes),
         (Some((base, Known::Index(first))), Some(repo)) => {
             // libgit2 looks at the walked files and the index's, not the whole tree.
-            let walked: Vec<(String, std::path::PathBuf)> = found
+            let (origin, walked): (Vec<usize>, Vec<(String, std::path::PathBuf)>) = found
                 .files
                 .iter()
-                .filter_map(|f| Some((walk::relative_to(repo.root(), &f.path)?, f.path.clone())))
-                .collect();
-            let changes = repo.working_tree_changes_among(first, &walked)?;
+                .enumerate()
+                .filter_map(|(i, f)| {
+                    Some((
+                        i,
+                        (walk::relative_to(repo.root(), &f.path)?, f.path.clone()),
+                    ))
+                })
+                .unzip();
+            let (changes, measured) = repo.working_tree_changes_among(first, &walked)?;
+            stamps = vec![None; found.files.len()];
+            for (i, meta) in origin.into_iter().zip(measured) {
+                if let (Some(slot), Some(meta)) = (stamps.get_mut(i), meta) {
+                    // A link's own stamp says nothing of the file it names.
+                    if meta.file_type().is_file() {
+                        *slot = Some(Stamp::from_meta(&meta));
+                    }
+                }
+            }
             (Some(base), changes)
         }
         _ => (None, Vec::new()),
@@ -805,7 +826,8 @@ fn walked_files(
     let candidates = found
         .files
         .into_iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let change = by_path.get(f.rel.as_str()).copied();
             Candidate {
                 change: match (&repo, change) {
@@ -815,6 +837,7 @@ fn walked_files(
                 old_path: change.and_then(|c| c.old_path.clone()),
                 rel: f.rel,
                 path: f.path,
+                stamp: stamps.get(i).copied().flatten(),
             }
         })
         .collect();

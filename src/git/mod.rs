@@ -325,11 +325,15 @@ impl Repo {
     ///
     /// The one difference from the whole tree's status: an untracked Ruby file outside the
     /// walk is not a rename candidate.
+    ///
+    /// Each walked Ruby file is measured once (`lstat`); what was measured of each walked
+    /// file is handed back, in the order of `walked` (`None`: not a Ruby file, or gone), so
+    /// a caller that needs the files' stamps does not measure them again.
     pub fn working_tree_changes_among(
         &self,
         first: IndexChanges<'_>,
         walked: &[(String, PathBuf)],
-    ) -> Result<Vec<Change>> {
+    ) -> Result<(Vec<Change>, Vec<Option<std::fs::Metadata>>)> {
         use rayon::prelude::*;
         let IndexChanges {
             mut diff,
@@ -337,14 +341,23 @@ impl Repo {
             entries,
             stamp,
         } = first;
-        let clean = |entry: Option<&git2::IndexEntry>, path: &Path| matches!((entry, stamp), (Some(e), Some(s)) if unchanged_on_disk(e, path, s));
+        let clean = |entry: Option<&git2::IndexEntry>, meta: Option<&std::fs::Metadata>| matches!((entry, stamp, meta), (Some(e), Some(s), Some(m)) if unchanged_on_disk(e, m, s));
         let by_path: std::collections::HashMap<&[u8], &git2::IndexEntry> =
             entries.iter().map(|e| (e.path.as_slice(), e)).collect();
+        let measured: Vec<Option<std::fs::Metadata>> = walked
+            .par_iter()
+            .map(|(rel, path)| {
+                rel.ends_with(".rb")
+                    .then(|| std::fs::symlink_metadata(path).ok())
+                    .flatten()
+            })
+            .collect();
         let mut paths: Vec<&[u8]> = walked
             .par_iter()
-            .filter(|(rel, _)| rel.ends_with(".rb"))
-            .filter(|(rel, path)| !clean(by_path.get(rel.as_bytes()).copied(), path))
-            .map(|(rel, _)| rel.as_bytes())
+            .zip(measured.par_iter())
+            .filter(|((rel, _), _)| rel.ends_with(".rb"))
+            .filter(|((rel, _), meta)| !clean(by_path.get(rel.as_bytes()).copied(), meta.as_ref()))
+            .map(|((rel, _), _)| rel.as_bytes())
             .collect();
         let found: std::collections::HashSet<&[u8]> =
             walked.iter().map(|(rel, _)| rel.as_bytes()).collect();
@@ -355,7 +368,9 @@ impl Repo {
                 .filter(|e| !found.contains(e.path.as_slice()))
                 .filter(|e| {
                     let on_disk = std::str::from_utf8(&e.path).map(|rel| root.join(rel));
-                    on_disk.map_or(true, |path| !clean(Some(e), &path))
+                    on_disk.map_or(true, |path| {
+                        !clean(Some(e), std::fs::symlink_metadata(path).ok().as_ref())
+                    })
                 })
                 .map(|e| e.path.as_slice()),
         );
@@ -380,7 +395,7 @@ impl Repo {
             diff.merge(&workdir).map_err(|e| git_error(&e))?;
         }
         find_renames(&mut diff, true)?;
-        Ok(changes_of(&diff))
+        Ok((changes_of(&diff), measured))
     }
 
     /// The Ruby files in the index (tracked), repository-relative, sorted.
@@ -502,12 +517,16 @@ fn same_file_stat(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
     false
 }
 
-/// Whether the file at `path` is, for libgit2, unchanged from its index entry without
+/// Whether the file measured `meta` is, for libgit2, unchanged from its index entry without
 /// reading it: a plain stage-0 entry of a regular file, every stat field equal (libgit2
 /// compares mode, size, mtime, ctime, inode, uid and gid; the device too here), and not
 /// racy (modified before the index file was written). Anything else is left to libgit2.
 #[cfg(unix)]
-fn unchanged_on_disk(entry: &git2::IndexEntry, path: &Path, stamp: IndexStamp) -> bool {
+fn unchanged_on_disk(
+    entry: &git2::IndexEntry,
+    meta: &std::fs::Metadata,
+    stamp: IndexStamp,
+) -> bool {
     use std::os::unix::fs::MetadataExt;
     // Stage bits, assume-valid, extended flags (intent-to-add, skip-worktree).
     const NOT_PLAIN: u16 = 0x3000 | 0x8000 | 0x4000;
@@ -517,9 +536,6 @@ fn unchanged_on_disk(entry: &git2::IndexEntry, path: &Path, stamp: IndexStamp) -
     if entry.mode != 0o100644 && entry.mode != 0o100755 {
         return false;
     }
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return false;
-    };
     if !meta.file_type().is_file() {
         return false;
     }
@@ -544,7 +560,11 @@ fn unchanged_on_disk(entry: &git2::IndexEntry, path: &Path, stamp: IndexStamp) -
 }
 
 #[cfg(not(unix))]
-fn unchanged_on_disk(_entry: &git2::IndexEntry, _path: &Path, _stamp: IndexStamp) -> bool {
+fn unchanged_on_disk(
+    _entry: &git2::IndexEntry,
+    _meta: &std::fs::Metadata,
+    _stamp: IndexStamp,
+) -> bool {
     false
 }
 
