@@ -398,6 +398,13 @@ impl<'a> Walker<'a> {
             if let Some(end) = self.respond_to(stmt, rest, at, tail) {
                 return end;
             }
+            if let Node::If(cond) = stmt {
+                if let Some(taken) = assume_loaded(cond) {
+                    let mut all = taken;
+                    all.extend_from_slice(rest);
+                    return self.seq(&all, at, tail);
+                }
+            }
             match stmt {
                 Node::And(a, b) if always_truthy(a) => {
                     // `errors.add(:base, msg) && (return false)`: `errors.add` answers the
@@ -2322,6 +2329,91 @@ fn always_truthy(node: &Node) -> bool {
         && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
 }
 
+/// `defined?(SomeConstant)` (a constant path, or a method on one: `defined?(::Psych::
+/// Exception)`, `defined?(ActiveRecord.yaml_column_permitted_classes)`) asks what the
+/// process loaded, which a spec does not set up: the library or the Rails version the
+/// suite runs with has it. `Some(true)` for such a test, `Some(false)` for its negation.
+/// `defined?(@x)` (memoization), `defined?(local)` and `defined?(a_method)` are not.
+fn loaded_constant(node: &Node) -> Option<bool> {
+    match node {
+        Node::Not(inner) => loaded_constant(inner).map(|b| !b),
+        Node::Other { text, .. } => {
+            let arg = text.strip_prefix("defined?")?.trim();
+            let arg = arg
+                .strip_prefix('(')
+                .and_then(|a| a.strip_suffix(')'))
+                .unwrap_or(arg)
+                .trim();
+            let arg = arg.strip_prefix("::").unwrap_or(arg);
+            let (path, method) = match arg.split_once('.') {
+                Some((path, method)) => (path, Some(method)),
+                None => (arg, None),
+            };
+            let constant = |part: &str| {
+                part.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            let method_ok = method.is_none_or(|m| {
+                !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            (path.split("::").all(constant) && method_ok).then_some(true)
+        }
+        _ => None,
+    }
+}
+
+/// A condition with its `defined?(Constant)` parts taken as true ([`loaded_constant`]):
+/// `Ok(truth)` when that decides it, `Err(rest)` with what is left to ask, `None` when it
+/// holds none.
+fn without_loaded(node: &Node) -> Option<Result<bool, Node>> {
+    if let Some(truth) = loaded_constant(node) {
+        return Some(Ok(truth));
+    }
+    let part = |orig: &Node| without_loaded(orig).unwrap_or_else(|| Err(orig.clone()));
+    match node {
+        Node::And(a, b) => {
+            if without_loaded(a).is_none() && without_loaded(b).is_none() {
+                return None;
+            }
+            Some(match (part(a), part(b)) {
+                (Ok(false), _) | (_, Ok(false)) => Ok(false),
+                (Ok(true), rest) | (rest, Ok(true)) => rest,
+                (Err(x), Err(y)) => Err(Node::And(Box::new(x), Box::new(y))),
+            })
+        }
+        Node::Or(a, b, line) => {
+            if without_loaded(a).is_none() && without_loaded(b).is_none() {
+                return None;
+            }
+            Some(match (part(a), part(b)) {
+                (Ok(true), _) | (_, Ok(true)) => Ok(true),
+                (Ok(false), rest) | (rest, Ok(false)) => rest,
+                (Err(x), Err(y)) => Err(Node::Or(Box::new(x), Box::new(y), *line)),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The statements an `if` comes to once what the process loaded is taken as there
+/// ([`without_loaded`]): the branch it decides, or the `if` over what is left to ask.
+fn assume_loaded(cond: &If) -> Option<Vec<Node>> {
+    match without_loaded(&cond.cond)? {
+        Ok(truth) => {
+            let taken = if truth != cond.unless {
+                Some(&cond.then)
+            } else {
+                cond.els.as_ref()
+            };
+            Some(taken.map(statements).unwrap_or_default())
+        }
+        Err(rest) => Some(vec![Node::If(Box::new(If {
+            cond: rest,
+            ..cond.clone()
+        }))]),
+    }
+}
+
 /// A clause's words: its subject, then what holds of it (`kind equal to "a"`).
 fn clause_text(subject: &str, state: &str) -> String {
     if subject.is_empty() {
@@ -2384,6 +2476,25 @@ mod tests {
             vec!["1 candidates [presence] present:candidates present -> returns whether exists | nil:candidates missing => returns false"]
         );
         assert_eq!(flat(&analyze_one(src, "both?")).len(), 2);
+    }
+
+    #[test]
+    fn what_the_process_loaded_is_no_characteristic() {
+        let m = analyze_one(
+            "module Serializers\n  class Yaml\n    def load(text)\n      if defined?(::Psych::Exception) && text.empty?\n        raise ArgumentError\n      end\n      return :legacy unless defined?(ActiveRecord.yaml_column_permitted_classes)\n      YAML.load(text)\n    end\n  end\nend\n",
+            "load",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].starts_with("1 text"), "{plan:?}");
+        assert!(plan[0].contains("raises ArgumentError"), "{plan:?}");
+        assert!(plan[0].contains("loads the YAML"), "{plan:?}");
+        // Memoization, a local and a method are asked as before.
+        let m = analyze_one(
+            "class Report\n  def cached_rows(scope)\n    return :none unless defined?(current_user)\n    scope.rows\n  end\nend\n",
+            "cached_rows",
+        );
+        assert_eq!(flat(&m).len(), 1, "{:?}", flat(&m));
     }
 
     #[test]
