@@ -399,6 +399,11 @@ impl<'a> Walker<'a> {
                 return end;
             }
             if let Node::If(cond) = stmt {
+                // A conditional that only logs or reports decides nothing a spec asserts:
+                // the method goes on the same way.
+                if logging_only(&cond.then) && cond.els.as_ref().is_none_or(logging_only) {
+                    return self.seq(rest, at, tail);
+                }
                 if let Some(taken) = assume_loaded(cond) {
                     let mut all = taken;
                     all.extend_from_slice(rest);
@@ -2329,6 +2334,49 @@ fn always_truthy(node: &Node) -> bool {
         && matches!(c.recv.as_ref(), Some(Node::Call(r)) if r.name == "errors" && r.args.is_empty())
 }
 
+/// Whether `node` is statements that only log or report (`logger&.warn(...)`,
+/// `Rails.logger.info { ... }`, `Kernel.warn`, `warn "..."`, `Sentry.capture_message`,
+/// `Rails.error.report`): what a branch of them does is no outcome a spec asserts (the
+/// labels drop them as "logging only").
+fn logging_only(node: &Node) -> bool {
+    let stmts = statements(node);
+    !stmts.is_empty() && stmts.iter().all(logs)
+}
+
+/// One logging or reporting call ([`logging_only`]).
+fn logs(node: &Node) -> bool {
+    const LEVELS: &[&str] = &["debug", "info", "warn", "error", "fatal", "unknown", "log"];
+    const REPORTERS: &[&str] = &[
+        "Sentry",
+        "Raven",
+        "Rollbar",
+        "Honeybadger",
+        "Bugsnag",
+        "Airbrake",
+        "Appsignal",
+    ];
+    let Node::Call(c) = node else {
+        return false;
+    };
+    let logger = |recv: &Node| match recv {
+        Node::Call(r) => r.name == "logger" || r.name.ends_with("_logger"),
+        Node::Lvar(name) | Node::Ivar(name) => name == "logger" || name.ends_with("_logger"),
+        Node::Const { path, .. } => path.ends_with("Logger"),
+        _ => false,
+    };
+    match &c.recv {
+        None => c.name == "warn",
+        Some(recv) => {
+            (LEVELS.contains(&c.name.as_str()) && logger(recv))
+                || matches!(recv, Node::Const { path, .. } if path == "Kernel" && c.name == "warn")
+                || matches!(recv, Node::Const { path, .. } if REPORTERS.contains(&path.as_str()))
+                || (c.name == "report"
+                    && matches!(recv, Node::Call(r) if r.name == "error"
+                        && matches!(&r.recv, Some(Node::Const { path, .. }) if path == "Rails")))
+        }
+    }
+}
+
 /// `defined?(SomeConstant)` (a constant path, or a method on one: `defined?(::Psych::
 /// Exception)`, `defined?(ActiveRecord.yaml_column_permitted_classes)`) asks what the
 /// process loaded, which a spec does not set up: the library or the Rails version the
@@ -2476,6 +2524,23 @@ mod tests {
             vec!["1 candidates [presence] present:candidates present -> returns whether exists | nil:candidates missing => returns false"]
         );
         assert_eq!(flat(&analyze_one(src, "both?")).len(), 2);
+    }
+
+    #[test]
+    fn a_branch_that_only_logs_decides_nothing() {
+        let m = analyze_one(
+            "class Reifier\n  def reify(version, attrs)\n    attrs.each do |k, v|\n      version.logger&.warn(\"no attribute #{k}\")\n    end\n    if attrs.empty?\n      Rails.logger.info { \"nothing to reify\" }\n      Sentry.capture_message(\"empty\")\n    end\n    return nil if version.nil?\n    version.item\n  end\nend\n",
+            "reify",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].starts_with("1 version"), "{plan:?}");
+        // A branch that logs and does something else still decides.
+        let m = analyze_one(
+            "class Importer\n  def import(row)\n    if row.invalid?\n      Rails.logger.warn(\"skipped\")\n      return false\n    end\n    row.save!\n  end\nend\n",
+            "import",
+        );
+        assert_eq!(flat(&m).len(), 1, "{:?}", flat(&m));
     }
 
     #[test]
