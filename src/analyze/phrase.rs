@@ -854,6 +854,37 @@ pub fn predicate(node: &Node) -> String {
     predicate_at(node, 0)
 }
 
+/// [`predicate`], with a predicate call's arguments said even where its words leave them
+/// out (`current user cached role Role::SUPER_ADMIN`): to tell apart two tests that read
+/// alike (`has_cached_role?(Role::SUPER_ADMIN) || has_cached_role?(Role::ORG_ADMIN)`).
+pub fn predicate_with_arguments(node: &Node) -> String {
+    match node {
+        Node::Not(inner) => format!("NOT {}", predicate_with_arguments(inner)),
+        Node::Call(c) if c.name.ends_with('?') => {
+            let words = predicate(node);
+            let args: Vec<String> = c
+                .args
+                .iter()
+                .filter(|a| !matches!(a, Node::SelfRef | Node::Hash(_)))
+                .map(|a| match a {
+                    // `Role::SUPER_ADMIN`: its own name says which.
+                    Node::Const { path, .. } => {
+                        path.rsplit("::").next().unwrap_or(path).to_string()
+                    }
+                    other => noun(other),
+                })
+                .filter(|a| !a.is_empty() && !words.contains(a.as_str()))
+                .collect();
+            if args.is_empty() {
+                words
+            } else {
+                format!("{words} {}", args.join(" and "))
+            }
+        }
+        other => predicate(other),
+    }
+}
+
 fn predicate_at(node: &Node, depth: usize) -> String {
     if depth > 8 {
         return "the condition".to_string();

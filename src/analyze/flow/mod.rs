@@ -936,18 +936,36 @@ impl<'a> Walker<'a> {
                 subject_a.clone(),
             )
         } else {
-            let first = clause_text(&subject_a, &holds_a);
-            let second = clause_text(&subject_b, &holds_b);
+            let mut first = clause_text(&subject_a, &holds_a);
+            let mut second = clause_text(&subject_b, &holds_b);
+            let mut names = (sa.name.clone(), sb.name.clone());
+            if first == second {
+                // Two tests that read alike (`has_cached_role?(Role::SUPER_ADMIN) ||
+                // has_cached_role?(Role::ORG_ADMIN)`): their arguments tell them apart.
+                let (fa, fb) = (
+                    crate::analyze::phrase::predicate_with_arguments(a),
+                    crate::analyze::phrase::predicate_with_arguments(b),
+                );
+                if fa != fb {
+                    names = (grammar::identifier(&fa), grammar::identifier(&fb));
+                    (first, second) = (fa, fb);
+                }
+            }
             let falsy = if joiner == "or" {
                 neither_nor(std::slice::from_ref(&first), &second)
             } else {
                 format!("NOT both {first} and {second}")
             };
+            let description = if sa.description == sb.description {
+                format!("{first} {joiner} {second}")
+            } else {
+                format!("{} {joiner} {}", sa.description, sb.description)
+            };
             (
                 format!("{first} {joiner} {second}"),
                 falsy,
-                grammar::identifier(&format!("{}_{joiner}_{}", sa.name, sb.name)),
-                format!("{} {joiner} {}", sa.description, sb.description),
+                grammar::identifier(&format!("{}_{joiner}_{}", names.0, names.1)),
+                description,
             )
         };
         let spec = condition::boolean(name, description, truthy, falsy);
@@ -2524,6 +2542,18 @@ mod tests {
             vec!["1 candidates [presence] present:candidates present -> returns whether exists | nil:candidates missing => returns false"]
         );
         assert_eq!(flat(&analyze_one(src, "both?")).len(), 2);
+    }
+
+    #[test]
+    fn two_tests_that_read_alike_are_told_apart_by_their_arguments() {
+        let m = analyze_one(
+            "class DonationsController < ApplicationController\n  def destroy\n    return head(:forbidden) unless current_user.has_cached_role?(Role::SUPER_ADMIN) || current_user.has_cached_role?(Role::ORG_ADMIN, current_organization)\n    Donation.find(params[:id]).destroy\n  end\nend\n",
+            "destroy",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].contains("SUPER_ADMIN"), "{plan:?}");
+        assert!(plan[0].contains("ORG_ADMIN"), "{plan:?}");
     }
 
     #[test]
