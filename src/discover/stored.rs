@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use crate::git::ChangeKind;
 use crate::index::cache::codec::{Reader, Writer};
+use crate::index::cache::frame;
 use crate::index::stamp::Stamp;
 use crate::index::{MethodKind, NameList};
 
@@ -98,23 +99,7 @@ impl Stored {
     /// build's, or not a stored plan at all.
     pub fn read(bytes: Vec<u8>) -> Option<Stored> {
         let (payload_at, settings, inputs, unparsable, plan_at) = {
-            let mut r = Reader::new(&bytes);
-            if r.take(MAGIC.len())? != MAGIC {
-                return None;
-            }
-            if u32::from_le_bytes(r.take(4)?.try_into().ok()?) != FORMAT {
-                return None;
-            }
-            if r.str()? != identity() {
-                return None;
-            }
-            let len = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
-            let sum = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
-            let payload_at = bytes.len().checked_sub(len)?;
-            let payload = r.take(len)?;
-            if !r.at_end() || crate::index::cache::checksum(payload) != sum {
-                return None;
-            }
+            let (payload_at, payload) = frame::open(&bytes, MAGIC, FORMAT, &identity())?;
             let mut r = Reader::new(payload);
             let settings: [u8; 32] = r.take(32)?.try_into().ok()?;
             let n = r.len()?;
@@ -162,12 +147,7 @@ pub fn encode(
 ) -> Vec<u8> {
     let identity = identity();
     let mut out = Vec::with_capacity(64 + identity.len() + inputs.len() * 160);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    Writer(&mut out).str(&identity);
-    let sums_at = out.len();
-    out.extend_from_slice(&[0u8; 16]);
-    let payload_at = out.len();
+    let sums_at = frame::begin(&mut out, MAGIC, FORMAT, &identity);
     let mut w = Writer(&mut out);
     w.0.extend_from_slice(settings);
     w.len(inputs.len());
@@ -182,15 +162,7 @@ pub fn encode(
         w.len(u.errors);
     }
     write_plan(&mut w, plan);
-    let payload = out.get(payload_at..).unwrap_or_default();
-    let len = (payload.len() as u64).to_le_bytes();
-    let sum = crate::index::cache::checksum(payload).to_le_bytes();
-    if let Some(slot) = out.get_mut(sums_at..sums_at + 8) {
-        slot.copy_from_slice(&len);
-    }
-    if let Some(slot) = out.get_mut(sums_at + 8..payload_at) {
-        slot.copy_from_slice(&sum);
-    }
+    frame::finish(&mut out, sums_at);
     out
 }
 

@@ -23,6 +23,7 @@
 //! always made again). The facts it answers are exactly what extraction answers now.
 
 pub mod codec;
+pub(crate) mod frame;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -479,12 +480,7 @@ impl FactsCache {
         // twice, nor held twice while a growing buffer moves.
         let identity = identity();
         let mut out = Vec::with_capacity(total + identity.len() + 64);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT.to_le_bytes());
-        codec::Writer(&mut out).str(&identity);
-        let sums_at = out.len();
-        out.extend_from_slice(&[0u8; 16]);
-        let payload_at = out.len();
+        let sums_at = frame::begin(&mut out, MAGIC, FORMAT, &identity);
         let mut w = codec::Writer(&mut out);
         w.len(written.len());
         for (rel, entry, blob) in written {
@@ -498,14 +494,7 @@ impl FactsCache {
             w.len(blob.len());
             w.0.extend_from_slice(blob);
         }
-        let payload = out.get(payload_at..).unwrap_or_default();
-        let mut sums = [0u8; 16];
-        let (len, sum) = sums.split_at_mut(8);
-        len.copy_from_slice(&(payload.len() as u64).to_le_bytes());
-        sum.copy_from_slice(&checksum(payload).to_le_bytes());
-        if let Some(slot) = out.get_mut(sums_at..payload_at) {
-            slot.copy_from_slice(&sums);
-        }
+        frame::finish(&mut out, sums_at);
         out
     }
 }
@@ -513,23 +502,7 @@ impl FactsCache {
 /// The entries of a cache file, or `None` when it is not whole, not this build's, or not
 /// a cache file at all.
 fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
-    let mut r = codec::Reader::new(bytes);
-    if r.take(MAGIC.len())? != MAGIC {
-        return None;
-    }
-    if u32::from_le_bytes(r.take(4)?.try_into().ok()?) != FORMAT {
-        return None;
-    }
-    if r.str()? != identity() {
-        return None;
-    }
-    let len = usize::try_from(u64::from_le_bytes(r.take(8)?.try_into().ok()?)).ok()?;
-    let sum = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
-    let start = bytes.len().checked_sub(len)?;
-    let payload = r.take(len)?;
-    if !r.at_end() || checksum(payload) != sum {
-        return None;
-    }
+    let (start, payload) = frame::open(bytes, MAGIC, FORMAT, &identity())?;
     let mut r = codec::Reader::new(payload);
     let n = r.len()?;
     let mut entries = FxHashMap::default();
