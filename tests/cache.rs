@@ -497,3 +497,174 @@ fn a_bad_stored_plan_is_ignored_and_made_again() {
     assert_eq!(p.run(&args).expect_code(0).stdout, cold, "a folder");
     assert_eq!(p.run(&args).expect_code(0).stdout, cold, "a folder, again");
 }
+
+/// The racy window a test runs with: long enough for the file system's clock tick, short
+/// enough not to wait two seconds before a stored walk is trusted.
+const RACY_MS: &str = "150";
+
+fn settle() {
+    std::thread::sleep(Duration::from_millis(200));
+}
+
+/// `discover --all`'s full answer with the cache on, its timings apart.
+fn warm_all(p: &Project) -> (String, serde_json::Value) {
+    let run = p.run_env(
+        &[
+            "discover",
+            "--all",
+            "--no-metadata",
+            "--answer",
+            "full",
+            "--format",
+            "json",
+            "--timings",
+        ],
+        &[("RSPEC_SCOUT_TEST_RACY_MS", RACY_MS)],
+    );
+    assert!(run.code == 0 || run.code == 2, "{}", run.stderr);
+    let mut answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let timings = answer
+        .as_object_mut()
+        .and_then(|o| o.remove("timings"))
+        .unwrap_or_default();
+    (answer.to_string(), timings)
+}
+
+fn cold_all(p: &Project) -> String {
+    let run = p.run(&[
+        "discover",
+        "--all",
+        "--no-metadata",
+        "--answer",
+        "full",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    assert!(run.code == 0 || run.code == 2, "{}", run.stderr);
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    answer.to_string()
+}
+
+/// A change to the tree, then warm runs until the stored walk and git's answer are
+/// trusted again: each answers what a cold run answers.
+fn assert_follows(p: &Project, what: &str) -> String {
+    let cold = cold_all(p);
+    let (first, _) = warm_all(p);
+    assert_eq!(first, cold, "{what}: the first run after the change");
+    settle();
+    let (again, _) = warm_all(p);
+    assert_eq!(again, cold, "{what}: the run that stores it");
+    settle();
+    let (trusted, timings) = warm_all(p);
+    assert_eq!(trusted, cold, "{what}: the run from what is stored");
+    assert_eq!(timings["folders_read"], 0, "{what}: {timings}");
+    assert_eq!(timings["git_stored"], true, "{what}: {timings}");
+    cold
+}
+
+#[test]
+fn the_stored_walk_reads_only_changed_folders_and_answers_as_a_walk_would() {
+    let p = app();
+    p.write(".gitignore", "/tmp/\n");
+    p.commit_all("ignore tmp");
+    age_sources(p.root());
+    settle();
+    let before = assert_follows(&p, "as made");
+
+    // A file made in a folder: that folder alone is read again.
+    p.write(
+        "app/models/coupon.rb",
+        "class Coupon < ApplicationRecord\n  def usable?\n    !expired? && uses_left.positive?\n  end\nend\n",
+    );
+    let cold = cold_all(&p);
+    assert_ne!(cold, before, "the new model changed nothing");
+    let (warm, timings) = warm_all(&p);
+    assert_eq!(warm, cold, "a new file");
+    assert_eq!(timings["folders_read"], 1, "{timings}");
+    assert_follows(&p, "a new file");
+
+    // A file removed; a folder made with a file in it; a folder renamed.
+    p.remove("app/services/refunds/partial_refund.rb");
+    assert_follows(&p, "a removed file");
+    p.write(
+        "app/models/pricing/tier.rb",
+        "module Pricing\n  class Tier\n    def discount(total)\n      total > 100 ? 10 : 0\n    end\n  end\nend\n",
+    );
+    assert_follows(&p, "a new folder");
+    std::fs::rename(
+        p.root().join("app/models/pricing"),
+        p.root().join("app/models/tiers"),
+    )
+    .unwrap();
+    assert_follows(&p, "a renamed folder");
+
+    // Ignore rules edited in place (no folder changes): the root's, a nested one, the
+    // repository's exclude file.
+    let ignored = |p: &Project, rule_file: &str, rule: &str, what: &str| {
+        let before = cold_all(p);
+        let path = p.root().join(rule_file);
+        let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+        text.push_str(rule);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let after = assert_follows(p, what);
+        assert_ne!(after, before, "{what}: the rule changed nothing");
+    };
+    ignored(
+        &p,
+        ".gitignore",
+        "app/models/coupon.rb",
+        "the root's .gitignore",
+    );
+    p.write("app/services/.gitignore", "# generated\n");
+    assert_follows(&p, "a nested .gitignore made");
+    ignored(
+        &p,
+        "app/services/.gitignore",
+        "payment_gateway.rb",
+        "a nested .gitignore",
+    );
+    ignored(&p, ".git/info/exclude", "app/jobs/", "info/exclude");
+}
+
+#[test]
+fn the_stored_git_answer_holds_only_while_what_git_reads_holds() {
+    let p = app();
+    // A tracked Ruby file outside the walk, alike the untracked service: deleted, it is
+    // the service's old side (a rename).
+    let service = p.read("app/services/refunds/partial_refund.rb");
+    p.write("script/partial_refund.rb", &service);
+    p.git(&["add", "script/partial_refund.rb"]);
+    p.git(&["commit", "-q", "-m", "a script"]);
+    // The base has it.
+    p.git(&["branch", "-f", "main", "feature"]);
+    age_sources(p.root());
+    settle();
+    let before = assert_follows(&p, "as made");
+
+    // The index: a file staged.
+    p.git(&["add", "app/services/refunds/partial_refund.rb"]);
+    assert_follows(&p, "a file staged");
+    p.git(&["reset", "-q"]);
+    assert_follows(&p, "unstaged");
+
+    // A tracked file outside the walk deleted: the walked files are as they were, yet
+    // git now sees the service as that file, moved.
+    p.remove("script/partial_refund.rb");
+    let moved = assert_follows(&p, "a tracked file outside the walk deleted");
+    assert_ne!(moved, before, "the deletion changed nothing");
+    p.git(&["checkout", "-q", "--", "script/partial_refund.rb"]);
+    assert_follows(&p, "restored");
+
+    // A commit (the index and HEAD move), and the base moved.
+    p.commit_all("the refund service");
+    let committed = assert_follows(&p, "committed");
+    p.git(&["branch", "-f", "main", "HEAD~3"]);
+    let rebased = assert_follows(&p, "the base moved");
+    assert_ne!(rebased, committed, "moving the base changed nothing");
+
+    // The repository's config.
+    p.git(&["config", "core.ignorecase", "true"]);
+    assert_follows(&p, "the config changed");
+}

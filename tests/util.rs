@@ -57,6 +57,18 @@ impl Project {
         let output = cmd.output().expect("run rspec-scout");
         Run::from(output)
     }
+
+    /// Runs the binary in the project root with these environment variables set.
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(bin());
+        cmd.args(args)
+            .current_dir(self.root())
+            .env_remove("RUST_BACKTRACE");
+        without_git_env(&mut cmd);
+        cmd.envs(env.iter().copied());
+        let output = cmd.output().expect("run rspec-scout");
+        Run::from(output)
+    }
 }
 
 fn copy_dir(src: &Path, dst: &Path) {

@@ -16,7 +16,7 @@ use crate::discover::{
 use crate::error::{Error, Result};
 use crate::git::{Base, Change, ChangeKind, IndexChanges, Repo};
 use crate::index::stamp::Stamp;
-use crate::index::{self, walk};
+use crate::index::{self, walk, walked};
 use crate::metadata::{self, fields};
 use crate::naming;
 use crate::report::discover::{
@@ -137,38 +137,6 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     let mut unparsable: Vec<UnparsableFile> = Vec::new();
     let progress = &options.progress;
 
-    // 1. Which files, compared with what.
-    let phase = Instant::now();
-    let (base, candidates) = match mode {
-        Mode::Branch | Mode::Staged => changed_files(
-            config,
-            options,
-            mode,
-            repo.as_ref(),
-            &scope,
-            &project_root,
-            &mut warnings,
-            &mut skipped,
-        )?,
-        Mode::Single | Mode::All => walked_files(
-            config,
-            options,
-            mode,
-            repo.as_ref(),
-            &scope,
-            &project_root,
-            &mut warnings,
-            &mut timings,
-        )?,
-    };
-    timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
-    if candidates.is_empty() {
-        return Err(nothing_found(config, mode, base.as_ref(), &scope));
-    }
-    // The walk's and git's scratch space (the status, the index's entries) is garbage
-    // now: the parse phase grows on top of it.
-    crate::memory::release();
-
     // A policy the config misspells writes request specs, as `ask` does.
     let spec_policy = config
         .controllers_spec_policy
@@ -182,18 +150,8 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         spec_policy,
         allow_red: options.allow_red,
     };
-
-    // 2. Read and parse every version once, in parallel; unless the plan the last run
-    // stored was made from these very files, which is then the plan (`reuse`).
-    let phase = Instant::now();
-    let blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
-    // Planning needs no repository: libgit2's index and object caches go.
     let has_repo = repo.is_some();
-    drop(repo);
-    let bases: Vec<Option<[u8; 32]>> = blobs
-        .iter()
-        .map(|(base, _)| base.as_ref().map(|bytes| Sha256::digest(bytes).into()))
-        .collect();
+    // The plan the last run stored, and what it was made from.
     let store =
         (options.facts_cache && !options.cache.is_warm() && mode != Mode::Staged).then(|| {
             let dir = metadata::plan::state_dir(&project_root, &config.metadata_path);
@@ -203,16 +161,99 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                 &settings_text(mode, has_repo, options, config, &settings),
             )
         });
+
+    // 1. Which files, compared with what.
+    let phase = Instant::now();
+    // The stored walk being written, when the walk changed it.
+    let mut walk_storing = Saving(None);
+    let (base, candidates, git_run) = match mode {
+        Mode::Branch | Mode::Staged => {
+            let (base, candidates) = changed_files(
+                config,
+                options,
+                mode,
+                repo.as_ref(),
+                &scope,
+                &project_root,
+                &mut warnings,
+                &mut skipped,
+            )?;
+            (base, candidates, GitRun::default())
+        }
+        Mode::Single | Mode::All => walked_files(
+            config,
+            options,
+            mode,
+            repo.as_ref(),
+            &scope,
+            &project_root,
+            &mut warnings,
+            &mut timings,
+            &mut walk_storing,
+            store.as_ref(),
+        )?,
+    };
+    timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
+    if candidates.is_empty() {
+        return Err(nothing_found(config, mode, base.as_ref(), &scope));
+    }
+    // The walk's and git's scratch space (the status, the index's entries) is garbage
+    // now: the parse phase grows on top of it.
+    crate::memory::release();
+
+    // 2. Read and parse every version once, in parallel; unless the plan the last run
+    // stored was made from these very files, which is then the plan (`reuse`).
+    let phase = Instant::now();
+    // When git's answer is the stored plan's, so are the base versions: none is read
+    // unless the stored plan does not answer after all.
+    let mut repo = repo;
+    let (mut blobs, mut bases) = match (&store, git_run.trusted) {
+        (Some(store), true) => (vec![(None, None); candidates.len()], store.bases()),
+        _ => {
+            let blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
+            // Planning needs no repository: libgit2's index and object caches go.
+            repo = None;
+            let bases = base_digests(&blobs);
+            (blobs, bases)
+        }
+    };
+    let reused = {
+        let seen = reuse::Seen {
+            candidates: &candidates,
+            bases: &bases,
+        };
+        store
+            .as_ref()
+            .and_then(|store| store.unchanged(&seen, config.threads))
+    };
+    if reused.is_none() && git_run.trusted {
+        // Trusted, yet the stored plan does not read back: its base versions are read.
+        blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
+        bases = base_digests(&blobs);
+    }
+    drop(repo);
     let seen = reuse::Seen {
         candidates: &candidates,
         bases: &bases,
     };
-    let reused = store
-        .as_ref()
-        .and_then(|store| store.unchanged(&seen, config.threads));
     let mut _saving = Saving(None);
     let mut _storing = Saving(None);
     let plan = if let Some((plan, stored_unparsable)) = reused {
+        // git looked again (something it reads moved, its answer did not): what it
+        // depended on is stored with the plan, so the next run need not look.
+        if let (Some(store), Some(git)) = (&store, &git_run.seen) {
+            if let Some(bytes) = store.with_git(git) {
+                let (root, dir) = store.place();
+                _storing = Saving(
+                    std::thread::Builder::new()
+                        .name("rspec-scout-plan".to_string())
+                        .spawn(move || {
+                            reuse::PlanStore::write(&root, &dir, &bytes);
+                        })
+                        .ok(),
+                );
+            }
+        }
         progress.start("parse", candidates.len()).finish();
         drop(candidates);
         timings.parse_ms = millis(phase);
@@ -274,6 +315,16 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             .filter(|_| skipped.is_empty())
             .and_then(|_| reuse::inputs(&seen, &keys));
         drop(keys);
+        // What git's answer depended on, stored when git measured every file as it was
+        // read (a file that changed in between would carry git's view of another version).
+        let git_stored = git_run.seen.filter(|_| {
+            inputs.as_ref().is_some_and(|inputs| {
+                inputs
+                    .iter()
+                    .zip(seen.candidates)
+                    .all(|(input, c)| c.stamp == Some(input.stamp))
+            })
+        });
         let same = match (&store, &inputs) {
             (Some(store), Some(inputs)) => store.same_digests(&seen, inputs),
             _ => None,
@@ -291,7 +342,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         };
         planning.finish();
         if let (Some(store), Some(inputs)) = (&store, &inputs) {
-            if !store.records(inputs) {
+            if !store.records(inputs, git_stored.as_ref()) {
                 let stored_unparsable: Vec<stored::Unparsable> = unparsable
                     .iter()
                     .map(|u| stored::Unparsable {
@@ -301,7 +352,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                         errors: u.errors,
                     })
                     .collect();
-                let bytes = store.encode(inputs, &stored_unparsable, &plan);
+                let bytes = store.encode(inputs, git_stored.as_ref(), &stored_unparsable, &plan);
                 let (root, dir) = store.place();
                 _storing = Saving(
                     std::thread::Builder::new()
@@ -707,8 +758,28 @@ fn changed_files(
 enum Known<'repo> {
     /// The whole tree's changes, from a warm index.
     Warm(Vec<Change>),
-    /// The base-to-index half of them ([`Repo::index_changes`]).
-    Index(IndexChanges<'repo>),
+    /// The base-to-index half of them ([`Repo::index_changes`]), with when and how the
+    /// state files were measured before git read them.
+    Index(IndexChanges<'repo>, i128, Vec<(String, Option<Stamp>)>),
+    /// The stored plan's answer, if the walked files turn out to be its files unchanged.
+    Trusted,
+}
+
+/// What git's look at the tree in all mode was, for the stored plan.
+#[derive(Default)]
+struct GitRun {
+    /// The candidates are the stored plan's, as git saw them then.
+    trusted: bool,
+    /// What git's answer depended on, to store.
+    seen: Option<stored::GitSeen>,
+}
+
+/// The sha256 of each base version read.
+fn base_digests(blobs: &[Blobs]) -> Vec<Option<[u8; 32]>> {
+    blobs
+        .iter()
+        .map(|(base, _)| base.as_ref().map(|bytes| Sha256::digest(bytes).into()))
+        .collect()
 }
 
 /// Single and all mode: the in-scope files of a walk, each with what git says about it
@@ -723,21 +794,45 @@ fn walked_files(
     project_root: &Path,
     warnings: &mut Vec<String>,
     timings: &mut Timings,
-) -> Result<(Option<Base>, Vec<Candidate>)> {
+    storing: &mut Saving,
+    store: Option<&reuse::PlanStore>,
+) -> Result<(Option<Base>, Vec<Candidate>, GitRun)> {
     // The walk and git's status of the tree touch the disk each on their own: the walk
     // runs on a thread of its own while git answers on this one (a Repository is not
     // Sync), and neither waits for the other.
-    let walk = || -> Result<(walk::Found, u64)> {
+    let walk = || -> Result<(walk::Found, u64, bool, Option<u64>)> {
         let walk_started = Instant::now();
         let walking = options.progress.start("walk", 0);
-        let found = if mode == Mode::All {
+        // Whether the stored walk answered without reading a folder.
+        let mut clean = false;
+        let mut folders_read = None;
+        let found = if mode == Mode::All && options.facts_cache && !options.cache.is_warm() {
+            // The stored walk: folders that did not change are not read again.
+            let dir = metadata::plan::state_dir(project_root, &config.metadata_path);
+            let walks = walked::WalkStore::open(&dir, &config.root, scope);
+            let walked = walks.collect_all(&config.root, scope, config.threads);
+            clean = walked.folders_read == 0 && walked.store.is_none();
+            folders_read = Some(walked.folders_read as u64);
+            if let Some(bytes) = walked.store {
+                let root = project_root.to_path_buf();
+                *storing = Saving(
+                    std::thread::Builder::new()
+                        .name("rspec-scout-walk".to_string())
+                        .spawn(move || {
+                            walked::WalkStore::write(&root, &dir, &bytes);
+                        })
+                        .ok(),
+                );
+            }
+            walked.found
+        } else if mode == Mode::All {
             options.cache.files(&config.root, scope, config.threads)
         } else {
             walk::collect(project_root, &options.paths, scope, config.threads)?
         };
         walking.set_total(found.files.len());
         walking.finish();
-        Ok((found, millis(walk_started)))
+        Ok((found, millis(walk_started), clean, folders_read))
     };
     // What git can answer before the walk ends: the base, and (unless a warm index keeps
     // the whole tree's status) the changes between the base and the index.
@@ -766,7 +861,18 @@ fn walked_files(
         let known = if options.cache.is_warm() {
             Known::Warm(options.cache.changes(repo, &resolved)?)
         } else {
-            Known::Index(repo.index_changes(&resolved)?)
+            // Measured before git reads them: a change while it does shows next time.
+            let made_ns = index::stamp::nanos_since_epoch(std::time::SystemTime::now());
+            let files = reuse::state_stamps(&repo.state_files());
+            let holds = mode == Mode::All
+                && store
+                    .and_then(reuse::PlanStore::git_seen)
+                    .is_some_and(|seen| reuse::git_holds(seen, &files, &resolved));
+            if holds {
+                Known::Trusted
+            } else {
+                Known::Index(repo.index_changes(&resolved)?, made_ns, files)
+            }
         };
         Ok(Some((resolved, known)))
     };
@@ -782,15 +888,38 @@ fn walked_files(
         });
         (walked, git_answer)
     });
-    let (found, walk_ms) = walked?;
+    let (found, walk_ms, walk_clean, folders_read) = walked?;
     timings.walk_ms = walk_ms;
+    timings.folders_read = folders_read;
     warnings.extend(found.warnings);
     warnings.extend(git_warnings);
+    let mut git_run = GitRun::default();
+    // git's answer is the stored plan's when nothing it depends on changed: the files
+    // walked (from the stored walk, no folder changed), each with its stamp, the index's
+    // other Ruby files, the index, the config and the base.
+    let git_answer = match (git_answer?, &repo) {
+        (Some((base, Known::Trusted)), Some(repo)) => {
+            let trusted = store
+                .filter(|_| walk_clean)
+                .and_then(|store| store.trusted(&found.files, config.threads));
+            if let Some(candidates) = trusted {
+                timings.git_stored = Some(true);
+                git_run.trusted = true;
+                git_run.seen = store.and_then(reuse::PlanStore::git_seen).cloned();
+                return Ok((Some(base), candidates, git_run));
+            }
+            let made_ns = index::stamp::nanos_since_epoch(std::time::SystemTime::now());
+            let files = reuse::state_stamps(&repo.state_files());
+            let first = repo.index_changes(&base)?;
+            Some((base, Known::Index(first, made_ns, files)))
+        }
+        (answer, _) => answer,
+    };
     // What git measured of each walked file, for the stored plan's check.
     let mut stamps: Vec<Option<Stamp>> = Vec::new();
-    let (base, changes) = match (git_answer?, &repo) {
+    let (base, changes) = match (git_answer, &repo) {
         (Some((base, Known::Warm(changes))), _) => (Some(base), changes),
-        (Some((base, Known::Index(first))), Some(repo)) => {
+        (Some((base, Known::Index(first, made_ns, files))), Some(repo)) => {
             // libgit2 looks at the walked files and the index's, not the whole tree.
             let (origin, walked): (Vec<usize>, Vec<(String, std::path::PathBuf)>) = found
                 .files
@@ -803,7 +932,24 @@ fn walked_files(
                     ))
                 })
                 .unzip();
-            let (changes, measured) = repo.working_tree_changes_among(first, &walked)?;
+            let crate::git::Measured {
+                changes,
+                measured,
+                outside,
+            } = repo.working_tree_changes_measured(first, &walked)?;
+            if mode == Mode::All && store.is_some() {
+                timings.git_stored = Some(false);
+            }
+            git_run.seen = outside
+                .filter(|_| mode == Mode::All)
+                .map(|outside| stored::GitSeen {
+                    made_ns,
+                    files,
+                    reference: base.reference.clone(),
+                    ref_commit: base.ref_commit.as_bytes().to_vec(),
+                    commit: base.commit.map(|c| c.as_bytes().to_vec()),
+                    outside,
+                });
             stamps = vec![None; found.files.len()];
             for (i, meta) in origin.into_iter().zip(measured) {
                 if let (Some(slot), Some(meta)) = (stamps.get_mut(i), meta) {
@@ -841,7 +987,7 @@ fn walked_files(
             }
         })
         .collect();
-    Ok((base, candidates))
+    Ok((base, candidates, git_run))
 }
 
 /// The base version (of every file that changed) and the staged version (staged mode) of

@@ -35,7 +35,7 @@ pub const FILE_NAME: &str = "plan.bin";
 const MAGIC: &[u8; 8] = b"RSSPLAN\0";
 
 /// The layout of the file; raised whenever it changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What a build's stored plans say about the build: another build's is not read.
 pub fn identity() -> String {
@@ -67,6 +67,27 @@ pub struct Input {
     pub base: Option<[u8; 32]>,
 }
 
+/// What git's answer in all mode depends on besides the walked files: when all of it is
+/// as recorded (and the walked files are), git's answer is the recorded one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitSeen {
+    /// When the files below were measured (before git read them), in nanoseconds since
+    /// the epoch.
+    pub made_ns: i128,
+    /// The index file, the repository's config, its `info/attributes` (`None`: not
+    /// there), by path.
+    pub files: Vec<(String, Option<Stamp>)>,
+    /// The base as it was resolved: its ref, the ref's commit, the commit compared with.
+    pub reference: String,
+    /// The ref's commit id.
+    pub ref_commit: Vec<u8>,
+    /// The commit compared with (`None`: the repository had no commits).
+    pub commit: Option<Vec<u8>>,
+    /// The index's Ruby files the walk did not find, with their stamps (`None`: not a
+    /// file there).
+    pub outside: Vec<(String, Option<Stamp>)>,
+}
+
 /// A file that did not parse whole, as the answer names it (its methods are the plan's).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unparsable {
@@ -86,6 +107,8 @@ pub struct Stored {
     bytes: Vec<u8>,
     /// The digest of the settings it was made with.
     pub settings: [u8; 32],
+    /// What git's answer depended on, when it was recorded.
+    pub git: Option<GitSeen>,
     /// The files it was made from, in the order they were walked.
     pub inputs: Vec<Input>,
     /// The files that did not parse whole.
@@ -98,10 +121,15 @@ impl Stored {
     /// Reads a stored plan from its file's bytes: `None` when it is not whole, not this
     /// build's, or not a stored plan at all.
     pub fn read(bytes: Vec<u8>) -> Option<Stored> {
-        let (payload_at, settings, inputs, unparsable, plan_at) = {
+        let (payload_at, settings, git, inputs, unparsable, plan_at) = {
             let (payload_at, payload) = frame::open(&bytes, MAGIC, FORMAT, &identity())?;
             let mut r = Reader::new(payload);
             let settings: [u8; 32] = r.take(32)?.try_into().ok()?;
+            let git = match r.byte()? {
+                0 => None,
+                1 => Some(read_git(&mut r)?),
+                _ => return None,
+            };
             let n = r.len()?;
             let mut inputs = Vec::with_capacity(n);
             for _ in 0..n {
@@ -118,15 +146,29 @@ impl Stored {
                 });
             }
             let plan_at = payload.len().checked_sub(r.rest_len())?;
-            (payload_at, settings, inputs, unparsable, plan_at)
+            (payload_at, settings, git, inputs, unparsable, plan_at)
         };
         Some(Stored {
             plan_at: payload_at.checked_add(plan_at)?,
             bytes,
             settings,
+            git,
             inputs,
             unparsable,
         })
+    }
+
+    /// This stored plan's bytes with `git` for what git's answer depended on (`None`
+    /// when its plan's bytes are not there).
+    pub fn with_git(&self, git: Option<&GitSeen>) -> Option<Vec<u8>> {
+        let plan = self.bytes.get(self.plan_at..)?;
+        Some(encode_with(
+            &self.settings,
+            git,
+            &self.inputs,
+            &self.unparsable,
+            |w| w.0.extend_from_slice(plan),
+        ))
     }
 
     /// The plan (`None` when it does not read back whole).
@@ -141,15 +183,34 @@ impl Stored {
 /// from `inputs`, with the files that did not parse whole.
 pub fn encode(
     settings: &[u8; 32],
+    git: Option<&GitSeen>,
     inputs: &[Input],
     unparsable: &[Unparsable],
     plan: &Plan,
+) -> Vec<u8> {
+    encode_with(settings, git, inputs, unparsable, |w| write_plan(w, plan))
+}
+
+/// [`encode`], the plan written by `plan`.
+fn encode_with(
+    settings: &[u8; 32],
+    git: Option<&GitSeen>,
+    inputs: &[Input],
+    unparsable: &[Unparsable],
+    plan: impl FnOnce(&mut Writer<'_>),
 ) -> Vec<u8> {
     let identity = identity();
     let mut out = Vec::with_capacity(64 + identity.len() + inputs.len() * 160);
     let sums_at = frame::begin(&mut out, MAGIC, FORMAT, &identity);
     let mut w = Writer(&mut out);
     w.0.extend_from_slice(settings);
+    match git {
+        None => w.byte(0),
+        Some(git) => {
+            w.byte(1);
+            write_git(&mut w, git);
+        }
+    }
     w.len(inputs.len());
     for input in inputs {
         write_input(&mut w, input);
@@ -161,9 +222,92 @@ pub fn encode(
         w.str(&u.message);
         w.len(u.errors);
     }
-    write_plan(&mut w, plan);
+    plan(&mut w);
     frame::finish(&mut out, sums_at);
     out
+}
+
+fn write_stamp(w: &mut Writer<'_>, stamp: Option<&Stamp>) {
+    match stamp {
+        None => w.byte(0),
+        Some(stamp) => {
+            w.byte(1);
+            w.0.extend_from_slice(&stamp.mtime_ns.to_le_bytes());
+            w.uint(stamp.size);
+            w.uint(stamp.inode);
+        }
+    }
+}
+
+fn read_stamp(r: &mut Reader<'_>) -> Option<Option<Stamp>> {
+    match r.byte()? {
+        0 => Some(None),
+        1 => Some(Some(Stamp {
+            mtime_ns: i128::from_le_bytes(r.take(16)?.try_into().ok()?),
+            size: r.uint()?,
+            inode: r.uint()?,
+        })),
+        _ => None,
+    }
+}
+
+fn write_paths(w: &mut Writer<'_>, paths: &[(String, Option<Stamp>)]) {
+    w.len(paths.len());
+    for (path, stamp) in paths {
+        w.str(path);
+        write_stamp(w, stamp.as_ref());
+    }
+}
+
+fn read_paths(r: &mut Reader<'_>) -> Option<Vec<(String, Option<Stamp>)>> {
+    let n = r.len()?;
+    let mut out = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        out.push((r.str()?.to_string(), read_stamp(r)?));
+    }
+    Some(out)
+}
+
+fn write_git(w: &mut Writer<'_>, git: &GitSeen) {
+    w.0.extend_from_slice(&git.made_ns.to_le_bytes());
+    write_paths(w, &git.files);
+    w.str(&git.reference);
+    w.len(git.ref_commit.len());
+    w.0.extend_from_slice(&git.ref_commit);
+    match &git.commit {
+        None => w.byte(0),
+        Some(id) => {
+            w.byte(1);
+            w.len(id.len());
+            w.0.extend_from_slice(id);
+        }
+    }
+    write_paths(w, &git.outside);
+}
+
+fn read_git(r: &mut Reader<'_>) -> Option<GitSeen> {
+    let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
+    let files = read_paths(r)?;
+    let reference = r.str()?.to_string();
+    let n = r.len()?;
+    let ref_commit = r.take(n)?.to_vec();
+    let commit = match r.byte()? {
+        0 => None,
+        1 => {
+            let n = r.len()?;
+            Some(r.take(n)?.to_vec())
+        }
+        _ => return None,
+    };
+    let outside = read_paths(r)?;
+    Some(GitSeen {
+        made_ns,
+        files,
+        reference,
+        ref_commit,
+        commit,
+        outside,
+    })
 }
 
 fn write_input(w: &mut Writer<'_>, input: &Input) {
@@ -509,7 +653,7 @@ mod tests {
         assert!(plan.items.iter().any(|i| i.skip_reason().is_some()));
         assert!(plan.files.iter().any(|f| f.old_path.is_some()));
         assert!(!plan.cycles.is_empty() && !plan.warnings.is_empty());
-        let bytes = encode(&[3; 32], &inputs(), &unparsable(), &plan);
+        let bytes = encode(&[3; 32], None, &inputs(), &unparsable(), &plan);
         let stored = Stored::read(bytes).unwrap();
         assert_eq!(stored.settings, [3; 32]);
         assert_eq!(stored.inputs, inputs());
@@ -519,8 +663,51 @@ mod tests {
     }
 
     #[test]
+    fn what_git_depended_on_reads_back_and_can_be_stored_anew_over_the_same_plan() {
+        let git = GitSeen {
+            made_ns: 5,
+            files: vec![
+                (
+                    "/w/.git/index".to_string(),
+                    Some(Stamp {
+                        mtime_ns: 1,
+                        size: 2,
+                        inode: 3,
+                    }),
+                ),
+                ("/w/.git/info/attributes".to_string(), None),
+            ],
+            reference: "origin/main".to_string(),
+            ref_commit: vec![1; 20],
+            commit: Some(vec![2; 20]),
+            outside: vec![("script/x.rb".to_string(), None)],
+        };
+        let plan = sample();
+        let stored = Stored::read(encode(
+            &[3; 32],
+            Some(&git),
+            &inputs(),
+            &unparsable(),
+            &plan,
+        ))
+        .unwrap();
+        assert_eq!(stored.git.as_ref(), Some(&git));
+        let newer = GitSeen {
+            made_ns: 6,
+            ..git.clone()
+        };
+        let again = Stored::read(stored.with_git(Some(&newer)).unwrap()).unwrap();
+        assert_eq!(again.git.as_ref(), Some(&newer));
+        assert_eq!(again.inputs, inputs());
+        assert_eq!(again.unparsable, unparsable());
+        assert_eq!(format!("{:?}", again.plan().unwrap()), format!("{plan:?}"));
+        let none = Stored::read(stored.with_git(None).unwrap()).unwrap();
+        assert!(none.git.is_none());
+    }
+
+    #[test]
     fn a_cut_a_flipped_byte_or_another_build_is_not_read() {
-        let bytes = encode(&[3; 32], &inputs(), &unparsable(), &sample());
+        let bytes = encode(&[3; 32], None, &inputs(), &unparsable(), &sample());
         for cut in (0..bytes.len()).step_by(7) {
             assert!(
                 Stored::read(bytes[..cut].to_vec()).is_none(),
@@ -546,19 +733,19 @@ mod tests {
         // Written whole (a right checksum), yet naming what is not there: a hand-made file.
         let mut plan = sample();
         plan.items[0].file = 99;
-        let stored = Stored::read(encode(&[0; 32], &[], &[], &plan)).unwrap();
+        let stored = Stored::read(encode(&[0; 32], None, &[], &[], &plan)).unwrap();
         assert!(stored.plan().is_none(), "an item of no file");
         let mut plan = sample();
         plan.files[0].items.push(10_000);
-        let stored = Stored::read(encode(&[0; 32], &[], &[], &plan)).unwrap();
+        let stored = Stored::read(encode(&[0; 32], None, &[], &[], &plan)).unwrap();
         assert!(stored.plan().is_none(), "a file naming no item");
         let mut plan = sample();
         plan.classes.truncate(1);
-        let stored = Stored::read(encode(&[0; 32], &[], &[], &plan)).unwrap();
+        let stored = Stored::read(encode(&[0; 32], None, &[], &[], &plan)).unwrap();
         assert!(stored.plan().is_none(), "a dependency on no class");
         let mut plan = sample();
         plan.items[0].owner_len = 200;
-        let stored = Stored::read(encode(&[0; 32], &[], &[], &plan)).unwrap();
+        let stored = Stored::read(encode(&[0; 32], None, &[], &[], &plan)).unwrap();
         assert!(stored.plan().is_none(), "an owner longer than the id");
     }
 }

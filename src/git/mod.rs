@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use git2::{Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
 
 use crate::error::{Error, Result};
+use crate::index::stamp::Stamp;
 
 pub use crate::vocab::ChangeKind;
 
@@ -52,6 +53,17 @@ pub struct Base {
     /// when there is no merge-base (shallow clone, unrelated histories). `None` when the
     /// repository has no commits.
     pub commit: Option<Oid>,
+}
+
+/// [`Repo::working_tree_changes_measured`]'s answer.
+pub struct Measured {
+    /// The changes, as [`Repo::working_tree_changes_among`] gives them.
+    pub changes: Vec<Change>,
+    /// What was measured of each walked file, in the walk's order.
+    pub measured: Vec<Option<std::fs::Metadata>>,
+    /// The index's Ruby files the walk did not find, each with its stamp (`None`: not a
+    /// file there); `None` when one of their paths is not UTF-8.
+    pub outside: Option<Vec<(String, Option<Stamp>)>>,
 }
 
 /// An open repository.
@@ -334,6 +346,18 @@ impl Repo {
         first: IndexChanges<'_>,
         walked: &[(String, PathBuf)],
     ) -> Result<(Vec<Change>, Vec<Option<std::fs::Metadata>>)> {
+        self.working_tree_changes_measured(first, walked)
+            .map(|m| (m.changes, m.measured))
+    }
+
+    /// [`Repo::working_tree_changes_among`], with what was measured of the index's Ruby
+    /// files the walk did not find ([`Measured::outside`]): what else the answer depends
+    /// on, for a caller that keeps it.
+    pub fn working_tree_changes_measured(
+        &self,
+        first: IndexChanges<'_>,
+        walked: &[(String, PathBuf)],
+    ) -> Result<Measured> {
         use rayon::prelude::*;
         let IndexChanges {
             mut diff,
@@ -362,18 +386,33 @@ impl Repo {
         let found: std::collections::HashSet<&[u8]> =
             walked.iter().map(|(rel, _)| rel.as_bytes()).collect();
         let root = self.root.as_path();
+        // The index's other Ruby files, each measured once.
+        let outside: Vec<(&git2::IndexEntry, Option<&str>, Option<std::fs::Metadata>)> = entries
+            .par_iter()
+            .filter(|e| !found.contains(e.path.as_slice()))
+            .map(|e| {
+                let rel = std::str::from_utf8(&e.path).ok();
+                let meta = rel.and_then(|rel| std::fs::symlink_metadata(root.join(rel)).ok());
+                (e, rel, meta)
+            })
+            .collect();
         paths.par_extend(
-            entries
+            outside
                 .par_iter()
-                .filter(|e| !found.contains(e.path.as_slice()))
-                .filter(|e| {
-                    let on_disk = std::str::from_utf8(&e.path).map(|rel| root.join(rel));
-                    on_disk.map_or(true, |path| {
-                        !clean(Some(e), std::fs::symlink_metadata(path).ok().as_ref())
-                    })
-                })
-                .map(|e| e.path.as_slice()),
+                .filter(|(e, rel, meta)| rel.is_none() || !clean(Some(e), meta.as_ref()))
+                .map(|(e, _, _)| e.path.as_slice()),
         );
+        let outside_stamps: Option<Vec<(String, Option<Stamp>)>> = outside
+            .iter()
+            .map(|(_, rel, meta)| {
+                Some((
+                    (*rel)?.to_string(),
+                    meta.as_ref()
+                        .filter(|m| m.file_type().is_file())
+                        .map(Stamp::from_meta),
+                ))
+            })
+            .collect();
         paths.sort_unstable();
         paths.dedup();
         if !paths.is_empty() {
@@ -395,7 +434,11 @@ impl Repo {
             diff.merge(&workdir).map_err(|e| git_error(&e))?;
         }
         find_renames(&mut diff, true)?;
-        Ok((changes_of(&diff), measured))
+        Ok(Measured {
+            changes: changes_of(&diff),
+            measured,
+            outside: outside_stamps,
+        })
     }
 
     /// The Ruby files in the index (tracked), repository-relative, sorted.
@@ -414,6 +457,17 @@ impl Repo {
     /// The `.git` folder (for worktrees, the worktree's own).
     pub fn git_dir(&self) -> &Path {
         self.repo.path()
+    }
+
+    /// The files besides the tree that git's look at the working tree depends on: the
+    /// index, the repository's config and its `info/attributes`.
+    pub fn state_files(&self) -> Vec<PathBuf> {
+        let common = self.repo.commondir();
+        vec![
+            self.repo.path().join("index"),
+            common.join("config"),
+            common.join("info").join("attributes"),
+        ]
     }
 
     /// Ruby files that differ between HEAD and the index (`--staged`).

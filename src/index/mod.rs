@@ -13,6 +13,7 @@ pub(crate) mod prism;
 pub mod spec_blocks;
 pub mod stamp;
 pub mod walk;
+pub mod walked;
 
 use std::path::Path;
 

@@ -57,7 +57,27 @@ impl Stamp {
 
     /// [`Stamp::racy`] with `seen` in nanoseconds since the epoch.
     pub fn racy_ns(&self, seen_ns: i128) -> bool {
-        self.mtime_ns.saturating_add(RACY.as_nanos() as i128) >= seen_ns
+        self.mtime_ns.saturating_add(racy_window_ns()) >= seen_ns
+    }
+}
+
+/// [`RACY`] in nanoseconds. Test builds only: `RSPEC_SCOUT_TEST_RACY_MS` sets it, so a
+/// test can see a stored answer trusted without waiting two seconds (a folder's change
+/// time, which a test cannot set back, is always recent).
+pub fn racy_window_ns() -> i128 {
+    #[cfg(debug_assertions)]
+    {
+        static WINDOW: std::sync::OnceLock<i128> = std::sync::OnceLock::new();
+        *WINDOW.get_or_init(|| {
+            std::env::var("RSPEC_SCOUT_TEST_RACY_MS")
+                .ok()
+                .and_then(|v| v.parse::<u64>().ok())
+                .map_or(RACY.as_nanos() as i128, |ms| i128::from(ms) * 1_000_000)
+        })
+    }
+    #[cfg(not(debug_assertions))]
+    {
+        RACY.as_nanos() as i128
     }
 }
 

@@ -164,6 +164,8 @@ pub fn ruby_folders(root: &Path, scope: &Scope, limit: usize) -> Vec<(String, us
 pub struct Scope {
     include: GlobSet,
     exclude: GlobSet,
+    /// The rules, as text: what a stored walk was made under.
+    rules: String,
 }
 
 impl Scope {
@@ -172,7 +174,13 @@ impl Scope {
         Ok(Scope {
             include: build(&rules.include)?,
             exclude: build(&rules.exclude)?,
+            rules: format!("include {:?} exclude {:?}", rules.include, rules.exclude),
         })
+    }
+
+    /// The rules this scope was compiled from, as text.
+    pub fn rules_text(&self) -> &str {
+        &self.rules
     }
 
     /// Whether a root-relative path (with `/` separators) is in scope.
@@ -366,7 +374,24 @@ pub fn collect_all(root: &Path, scope: &Scope, threads: usize) -> Found {
     found
 }
 
+/// Sees each folder the walk is about to read, before it reads it (or the ignore file in
+/// it): what a stored walk records.
+pub(crate) type Observer = Arc<dyn Fn(&Path) + Send + Sync>;
+
 fn walk_dir(root: &Path, dir: &Path, scope: &Scope, threads: usize, found: &mut Found) {
+    walk_observed(root, dir, scope, threads, found, None);
+}
+
+/// [`walk_dir`], telling `observer` of every folder below `dir` that the walk enters,
+/// before it enters it (`dir` itself is the caller's to see).
+pub(crate) fn walk_observed(
+    root: &Path,
+    dir: &Path,
+    scope: &Scope,
+    threads: usize,
+    found: &mut Found,
+    observer: Option<Observer>,
+) {
     let files = Arc::new(Mutex::new(Vec::new()));
     let warnings = Arc::new(Mutex::new(Vec::new()));
     let root_buf = root.to_path_buf();
@@ -383,7 +408,12 @@ fn walk_dir(root: &Path, dir: &Path, scope: &Scope, threads: usize, found: &mut 
         .filter_entry(move |entry| {
             if entry.file_type().is_some_and(|t| t.is_dir()) {
                 if let Some(rel) = relative_to(&root_buf, entry.path()) {
-                    return !dir_scope.excludes_dir(&rel);
+                    if dir_scope.excludes_dir(&rel) {
+                        return false;
+                    }
+                }
+                if let Some(observer) = &observer {
+                    observer(entry.path());
                 }
             }
             true

@@ -354,6 +354,13 @@ pub struct Timings {
     /// Writing the answer up to its `timings`.
     pub output_ms: u64,
     pub total_ms: u64,
+    /// Folders the walk read (`--all` with the cache on: the stored walk answers for the
+    /// others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folders_read: Option<u64>,
+    /// Whether git's answer was the stored plan's (nothing it depends on changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_stored: Option<bool>,
     /// Peak resident memory of the process so far, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kb: Option<u64>,

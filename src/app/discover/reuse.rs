@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::discover::stored::{self, Input, Stored, Unparsable};
+use crate::discover::stored::{self, GitSeen, Input, Stored, Unparsable};
 use crate::discover::Plan;
 use crate::index;
 use crate::index::stamp::Stamp;
+
+use crate::git::Base;
 
 use super::Candidate;
 
@@ -97,11 +99,82 @@ impl PlanStore {
         Some((stored.plan()?, stored.unparsable.clone()))
     }
 
-    /// Whether the stored plan records exactly these inputs (nothing to write again).
-    pub(super) fn records(&self, inputs: &[Input]) -> bool {
+    /// Whether the stored plan records exactly these inputs and git's (nothing to write
+    /// again).
+    pub(super) fn records(&self, inputs: &[Input], git: Option<&GitSeen>) -> bool {
+        self.stored.as_ref().is_some_and(|s| {
+            s.settings == self.settings && s.inputs == inputs && s.git.as_ref() == git
+        })
+    }
+
+    /// What git's answer depended on when the stored plan was made (when it was made
+    /// under these settings).
+    pub(super) fn git_seen(&self) -> Option<&GitSeen> {
         self.stored
             .as_ref()
-            .is_some_and(|s| s.settings == self.settings && s.inputs == inputs)
+            .filter(|s| s.settings == self.settings)
+            .and_then(|s| s.git.as_ref())
+    }
+
+    /// The walked files as the stored plan's candidates, with how git saw each then, when
+    /// git's answer could not have changed: the same files, each and every other Ruby
+    /// file of the index with its recorded stamp, outside the racy window (the caller
+    /// checked the index, the config and the base with [`git_holds`]).
+    pub(super) fn trusted(
+        &self,
+        files: &[index::SourceFile],
+        threads: usize,
+    ) -> Option<Vec<Candidate>> {
+        let stored = self
+            .stored
+            .as_ref()
+            .filter(|s| s.settings == self.settings)?;
+        let git = stored.git.as_ref()?;
+        if stored.inputs.len() != files.len()
+            || !stored.inputs.iter().zip(files).all(|(i, f)| i.rel == f.rel)
+        {
+            return None;
+        }
+        index::in_pool(threads, || {
+            let outside_holds = git.outside.par_iter().all(|(rel, stamp)| {
+                let now = file_stamp(&self.root.join(rel));
+                now == *stamp && stamp.is_none_or(|s| !s.racy_ns(git.made_ns))
+            });
+            if !outside_holds {
+                return None;
+            }
+            stored
+                .inputs
+                .par_iter()
+                .zip(files.par_iter())
+                .map(|(input, file)| {
+                    let stamp = file_stamp(&file.path)
+                        .filter(|s| *s == input.stamp && !s.racy_ns(input.made_ns))?;
+                    Some(Candidate {
+                        rel: file.rel.clone(),
+                        path: file.path.clone(),
+                        change: input.change,
+                        old_path: input.old_path.clone(),
+                        stamp: Some(stamp),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The stored plan's bytes with `git` for what git's answer depended on, when that
+    /// differs from what it records (the plan answered; git looked again).
+    pub(super) fn with_git(&self, git: &GitSeen) -> Option<Vec<u8>> {
+        let stored = self.stored.as_ref()?;
+        (stored.git.as_ref() != Some(git)).then(|| stored.with_git(Some(git)))?
+    }
+
+    /// The sha256 of each stored input's base version.
+    pub(super) fn bases(&self) -> Vec<Option<[u8; 32]>> {
+        self.stored
+            .as_ref()
+            .map(|s| s.inputs.iter().map(|i| i.base).collect())
+            .unwrap_or_default()
     }
 
     /// The stored plan, when it was made with these settings from these files as git saw
@@ -129,10 +202,11 @@ impl PlanStore {
     pub(super) fn encode(
         &self,
         inputs: &[Input],
+        git: Option<&GitSeen>,
         unparsable: &[Unparsable],
         plan: &Plan,
     ) -> Vec<u8> {
-        stored::encode(&self.settings, inputs, unparsable, plan)
+        stored::encode(&self.settings, git, inputs, unparsable, plan)
     }
 
     /// Writes `bytes` as the stored plan, through the guard (never outside the project
@@ -152,6 +226,35 @@ impl PlanStore {
     pub(super) fn place(&self) -> (PathBuf, PathBuf) {
         (self.root.clone(), self.dir.clone())
     }
+}
+
+/// A regular file's stamp (`None`: not a file there; a link is not followed).
+fn file_stamp(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.file_type().is_file())
+        .map(|m| Stamp::from_meta(&m))
+}
+
+/// Whether git's answer's other inputs are as `seen` recorded them: the index, the
+/// config and the attributes file with their stamps (outside the racy window), and the
+/// base resolved to the same commits.
+pub(super) fn git_holds(seen: &GitSeen, files: &[(String, Option<Stamp>)], base: &Base) -> bool {
+    seen.files == files
+        && files
+            .iter()
+            .all(|(_, stamp)| stamp.is_none_or(|s| !s.racy_ns(seen.made_ns)))
+        && seen.reference == base.reference
+        && seen.ref_commit == base.ref_commit.as_bytes()
+        && seen.commit.as_deref() == base.commit.as_ref().map(git2::Oid::as_bytes)
+}
+
+/// The stamps of git's state files, by path (see [`crate::git::Repo::state_files`]).
+pub(super) fn state_stamps(paths: &[PathBuf]) -> Vec<(String, Option<Stamp>)> {
+    paths
+        .iter()
+        .map(|p| (p.to_string_lossy().into_owned(), file_stamp(p)))
+        .collect()
 }
 
 /// The inputs of a plan: each candidate with the version its facts are of (`None` when a
