@@ -121,6 +121,9 @@ struct Atom {
     size: usize,
 }
 
+/// Room kept on a page for its `page` (number, count, next cursor).
+const PAGE_ROOM: usize = 120;
+
 /// The parts of a text at most this long stay whole.
 const TEXT_PART: usize = 4 * 1024;
 
@@ -128,7 +131,8 @@ const TEXT_PART: usize = 4 * 1024;
 /// (its number, the count and, after the first, the `status` of the answer). An answer
 /// within the budget is one page, itself.
 pub fn cut(answer: &Value, budget: usize) -> Vec<Value> {
-    if size(answer) <= budget {
+    // Whole, when it fits with its `page` (every page, this one too, is numbered).
+    if size(answer) + PAGE_ROOM <= budget {
         return vec![answer.clone()];
     }
     let status = answer.get("status").cloned().unwrap_or(Value::Null);
@@ -167,7 +171,7 @@ pub fn cut(answer: &Value, budget: usize) -> Vec<Value> {
         loop {
             let mut value = assemble(&atoms, &started, &status, built.is_empty());
             strip_marks(&mut value);
-            if size(&value) + 120 <= budget || atoms.len() <= 1 {
+            if size(&value) + PAGE_ROOM <= budget || atoms.len() <= 1 {
                 built.push(value);
                 for atom in &atoms {
                     for n in 1..=atom.path.len() {
