@@ -151,14 +151,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         allow_red: options.allow_red,
     };
     let has_repo = repo.is_some();
-    // The plan the last run stored, and what it was made from.
-    let store =
+    // The plan the last run stored, and what it was made from: read while the tree is
+    // walked.
+    let opening =
         (options.facts_cache && !options.cache.is_warm() && mode != Mode::Staged).then(|| {
-            let dir = metadata::plan::state_dir(&project_root, &config.metadata_path);
-            reuse::PlanStore::open(
-                &project_root,
-                &dir,
-                &settings_text(mode, has_repo, options, config, &settings),
+            reuse::Opening::start(
+                project_root.clone(),
+                metadata::plan::state_dir(&project_root, &config.metadata_path),
+                settings_text(mode, has_repo, options, config, &settings),
             )
         });
 
@@ -190,9 +190,10 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             &mut warnings,
             &mut timings,
             &mut walk_storing,
-            store.as_ref(),
+            opening.as_ref(),
         )?,
     };
+    let store = opening.as_ref().and_then(reuse::Opening::get);
     timings.git_ms = millis(phase).saturating_sub(timings.walk_ms);
     if candidates.is_empty() {
         return Err(nothing_found(config, mode, base.as_ref(), &scope));
@@ -795,8 +796,9 @@ fn walked_files(
     warnings: &mut Vec<String>,
     timings: &mut Timings,
     storing: &mut Saving,
-    store: Option<&reuse::PlanStore>,
+    opening: Option<&reuse::Opening>,
 ) -> Result<(Option<Base>, Vec<Candidate>, GitRun)> {
+    let store = || opening.and_then(reuse::Opening::get);
     // The walk and git's status of the tree touch the disk each on their own: the walk
     // runs on a thread of its own while git answers on this one (a Repository is not
     // Sync), and neither waits for the other.
@@ -865,7 +867,7 @@ fn walked_files(
             let made_ns = index::stamp::nanos_since_epoch(std::time::SystemTime::now());
             let files = reuse::state_stamps(&repo.state_files());
             let holds = mode == Mode::All
-                && store
+                && store()
                     .and_then(reuse::PlanStore::git_seen)
                     .is_some_and(|seen| reuse::git_holds(seen, &files, &resolved));
             if holds {
@@ -899,13 +901,13 @@ fn walked_files(
     // other Ruby files, the index, the config and the base.
     let git_answer = match (git_answer?, &repo) {
         (Some((base, Known::Trusted)), Some(repo)) => {
-            let trusted = store
+            let trusted = store()
                 .filter(|_| walk_clean)
                 .and_then(|store| store.trusted(&found.files, config.threads));
             if let Some(candidates) = trusted {
                 timings.git_stored = Some(true);
                 git_run.trusted = true;
-                git_run.seen = store.and_then(reuse::PlanStore::git_seen).cloned();
+                git_run.seen = store().and_then(reuse::PlanStore::git_seen).cloned();
                 return Ok((Some(base), candidates, git_run));
             }
             let made_ns = index::stamp::nanos_since_epoch(std::time::SystemTime::now());
@@ -937,7 +939,7 @@ fn walked_files(
                 measured,
                 outside,
             } = repo.working_tree_changes_measured(first, &walked)?;
-            if mode == Mode::All && store.is_some() {
+            if mode == Mode::All && opening.is_some() {
                 timings.git_stored = Some(false);
             }
             git_run.seen = outside

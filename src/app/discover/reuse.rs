@@ -27,6 +27,51 @@ pub(super) struct PlanStore {
     stored: Option<Stored>,
 }
 
+/// A stored plan being read on a thread of its own while the tree is walked and git
+/// looks: the first to need it waits for it.
+pub(super) struct Opening {
+    handle: std::sync::Mutex<Option<std::thread::JoinHandle<PlanStore>>>,
+    store: std::sync::OnceLock<Option<PlanStore>>,
+}
+
+impl Opening {
+    /// Starts reading the stored plan in `dir` (see [`PlanStore::open`]).
+    pub(super) fn start(root: PathBuf, dir: PathBuf, settings: String) -> Opening {
+        let store = std::sync::OnceLock::new();
+        let spawned = std::thread::Builder::new()
+            .name("rspec-scout-plan-read".to_string())
+            .spawn({
+                let (root, dir, settings) = (root.clone(), dir.clone(), settings.clone());
+                move || PlanStore::open(&root, &dir, &settings)
+            });
+        let handle = match spawned {
+            Ok(handle) => Some(handle),
+            Err(_) => {
+                let _ = store.set(Some(PlanStore::open(&root, &dir, &settings)));
+                None
+            }
+        };
+        Opening {
+            handle: std::sync::Mutex::new(handle),
+            store,
+        }
+    }
+
+    /// The stored plan, once read (`None` when the reading thread failed).
+    pub(super) fn get(&self) -> Option<&PlanStore> {
+        self.store
+            .get_or_init(|| {
+                let handle = self
+                    .handle
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()?;
+                handle.join().ok()
+            })
+            .as_ref()
+    }
+}
+
 /// What a run found of its files, to compare with a stored plan and to store its own.
 pub(super) struct Seen<'a> {
     pub candidates: &'a [Candidate],
