@@ -264,12 +264,13 @@ fn bench_branch(c: &mut Criterion) {
     }
 }
 
-/// `discover --all` with the facts cache (`tmp/rspec_scout/facts.bin`) and the stored plan
-/// (`plan.bin`): made from nothing (each run starts without either file: the cold run's
-/// cost with their writes), warm (nothing changed since the last run: the stored plan
-/// answers) and warm without the stored plan (every file's facts decoded and planned),
-/// with prism's read + parse of the same files as the yardstick. Both files are removed
-/// at the end.
+/// `discover --all` with the facts cache (`tmp/rspec_scout/facts.bin`), the stored plan
+/// (`plan.bin`) and the stored walk (`walk.bin`): made from nothing (each run starts
+/// without any of them: the cold run's cost with their writes), warm (nothing changed
+/// since the last run: the stored walk, git's stored answer and the stored plan answer)
+/// and warm without the stored plan (every file's facts decoded and planned, git asked),
+/// with prism's read + parse of the same files as the yardstick. The files are removed at
+/// the end.
 fn bench_warm(c: &mut Criterion) {
     let mut group = c.benchmark_group("discover-all-cache");
     group
@@ -288,6 +289,7 @@ fn bench_warm(c: &mut Criterion) {
         };
         let cache_file = root.join("tmp/rspec_scout/facts.bin");
         let plan_file = root.join("tmp/rspec_scout/plan.bin");
+        let walk_file = root.join("tmp/rspec_scout/walk.bin");
         let run = |options: &Options| {
             let answer = discover::run(&config, options).expect("discover");
             let mut out = Count(0);
@@ -301,12 +303,17 @@ fn bench_warm(c: &mut Criterion) {
                 for _ in 0..iters {
                     let _ = std::fs::remove_file(&cache_file);
                     let _ = std::fs::remove_file(&plan_file);
+                    let _ = std::fs::remove_file(&walk_file);
                     total += cold.time(1, || run(&cached));
                 }
                 total
             })
         });
-        // Files older than the racy window: made once more, then answered from stamps.
+        // Files and folders older than the racy window: made once more, then answered from
+        // marks and stamps.
+        std::thread::sleep(Duration::from_millis(2100));
+        run(&cached);
+        std::thread::sleep(Duration::from_millis(2100));
         run(&cached);
         let warm = Recorder::default();
         group.bench_function(BenchmarkId::new(name.clone(), "warm"), |b| {
@@ -330,6 +337,7 @@ fn bench_warm(c: &mut Criterion) {
         });
         let _ = std::fs::remove_file(&cache_file);
         let _ = std::fs::remove_file(&plan_file);
+        let _ = std::fs::remove_file(&walk_file);
         let (c, w, f, p) = (
             cold.median(),
             warm.median(),
