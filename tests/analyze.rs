@@ -578,3 +578,58 @@ fn types_from_the_schema_keyword_defaults_and_comparisons() {
           -> returns 1
     "#);
 }
+
+#[test]
+fn a_parent_controllers_filter_names_its_file_and_is_planned_once_when_it_calls_itself() {
+    let p = Project::new();
+    p.write(
+        "app/controllers/admin_controller.rb",
+        "class AdminController < ApplicationController\n  before_action :authenticate\n\n  private\n\n  def authenticate\n    if Settings.skip_admin_auth\n      session[:using_admin] = 1\n    elsif session[:using_admin].nil? || session[:admin_name].nil?\n      if params[:emergency].nil? || Settings.disable_emergency_user\n        if !authenticated?\n          redirect_to login_path\n        elsif @user.admin?\n          session[:using_admin] = 1\n        else\n          session[:user_id] = nil\n          authenticate\n        end\n      end\n    end\n  end\nend\n",
+    );
+    p.write(
+        "app/controllers/application_controller.rb",
+        "class ApplicationController < ActionController::Base\nend\n",
+    );
+    let file = "app/controllers/admin/reports_controller.rb";
+    p.write(
+        file,
+        "class Admin::ReportsController < AdminController\n  def create\n    if Report.create(report_params)\n      redirect_to admin_reports_path\n    else\n      render :new, status: :unprocessable_entity\n    end\n  end\nend\n",
+    );
+    let answer = p.run(&["analyze", file]).expect_code(0).yaml();
+    let create = answer["data"]["methods"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "create")
+        .unwrap();
+    let chars: Vec<(String, String)> = create["characteristics"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["source_line"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Every guard read from the parent names its file, the compound ones too (line 9 of
+    // this controller is nothing of theirs).
+    for (name, line) in &chars {
+        if name.contains("session") || name.contains("emergency") || name.contains("auth") {
+            assert!(
+                line.starts_with("app/controllers/admin_controller.rb:"),
+                "{name} at {line}: {chars:?}"
+            );
+        }
+    }
+    assert!(chars
+        .iter()
+        .any(|(_, l)| l == "app/controllers/admin_controller.rb:9"));
+    // The filter calls itself after clearing the session: a retry, not a second copy of
+    // its questions.
+    assert!(
+        !chars.iter().any(|(name, _)| name.ends_with("_2")),
+        "{chars:?}"
+    );
+}

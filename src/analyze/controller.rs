@@ -557,7 +557,7 @@ fn guards_of(
         match stmt {
             Node::If(i) => {
                 let mut found = Vec::new();
-                halting_conditions(cx, i, &locals, depth, None, &mut found);
+                halting_conditions(cx, name, i, &locals, depth, None, &mut found);
                 for (cond, response) in found {
                     out.push(place(Node::If(Box::new(If {
                         cond,
@@ -601,6 +601,7 @@ fn guards_of(
 /// halt)` when `c && !d`. `within` is the condition of the enclosing branch.
 fn halting_conditions(
     cx: &ControllerCx<'_>,
+    callback: &str,
     i: &If,
     locals: &[(String, Node)],
     depth: usize,
@@ -625,9 +626,12 @@ fn halting_conditions(
     // A side halts outright when one of its statements responds on every path; an
     // `if` inside it that halts on one side only is a condition of its own, under
     // this side's (`if @user; if @user.moderator? then true else redirect_to "/" end; end`).
+    // A callback that calls itself again (`authenticate` retrying once it cleared the
+    // session) does not halt there: the guards it has are the ones already read.
     let direct = |branch: &Node| {
         branch.statements().iter().find_map(|s| match s {
             Node::If(inner) if !halts_both_ways(cx, inner, depth) => None,
+            Node::Call(c) if c.recv.is_none() && c.name == callback => None,
             other => cx.halting(other, depth),
         })
     };
@@ -654,7 +658,7 @@ fn halting_conditions(
         let inner_within = under(when);
         for s in branch.statements() {
             if let Node::If(inner) = &s {
-                halting_conditions(cx, inner, locals, depth, Some(&inner_within), out);
+                halting_conditions(cx, callback, inner, locals, depth, Some(&inner_within), out);
             }
         }
     }

@@ -476,6 +476,7 @@ impl Node {
                 text,
                 line: mv(line),
             },
+            Node::Or(a, b, line) => Node::Or(a, b, mv(line)),
             other => other,
         }
     }
