@@ -58,11 +58,70 @@ impl Walker<'_> {
             let Some(body) = private.body.as_ref() else {
                 continue;
             };
-            let bound = bind_literals(private, &args);
-            let mut inlined: Vec<Node> = without_returns(statements(body))
-                .iter()
-                .map(|s| substitute_params(s, &bound))
-                .collect();
+            let mut bound = bind_literals(private, &args);
+            // What every call of the helper fixes the same way (the options it passes,
+            // whether it gives a block) is known inside it; what the calls fix apart is
+            // decided by which call runs, and stays a question here (the helper is
+            // inlined once, not once per call).
+            let sites = self.call_sites(&name);
+            let block_given = |args: &[Node]| -> Option<bool> {
+                match args.last() {
+                    Some(Node::Other { text, .. }) if text.starts_with('&') => {
+                        // `&` or `&block` handing on the method's own block: the caller's
+                        // question, not this call's.
+                        let forwarded = text == "&"
+                            || self.cx.method.params.iter().any(|p| {
+                                p.kind == crate::index::ParamKind::Block
+                                    && text.strip_prefix('&') == Some(p.name.as_str())
+                            });
+                        (!forwarded).then_some(true)
+                    }
+                    _ => Some(false),
+                }
+            };
+            let given = block_given(&args);
+            if given.is_some() && sites.iter().all(|other| block_given(other) == given) {
+                bound.push((
+                    BLOCK_GIVEN.to_string(),
+                    if given == Some(true) {
+                        Node::True
+                    } else {
+                        Node::False
+                    },
+                ));
+            }
+            bound.retain(|(param, value)| {
+                !matches!(value, Node::Hash(_))
+                    || sites.iter().all(|other| {
+                        bind_literals(private, other)
+                            .iter()
+                            .any(|(p, v)| p == param && v == value)
+                    })
+            });
+            let mut inlined: Vec<Node> = Vec::new();
+            let stmts = without_returns(statements(body));
+            for stmt in &stmts {
+                let done = substitute_params(stmt, &bound);
+                // `clear_feature = options.fetch(:clear, false)`, never set again: the
+                // local is the value the call fixed, wherever it is read.
+                if let (
+                    Node::Assign {
+                        target: crate::index::body::Target::Lvar(local),
+                        op: crate::index::body::AssignOp::Set,
+                        value: before,
+                        ..
+                    },
+                    Node::Assign { value: after, .. },
+                ) = (stmt, &done)
+                {
+                    let fixed = matches!(before.as_ref(), Node::Call(_))
+                        && matches!(after.as_ref(), Node::True | Node::False | Node::Nil);
+                    if fixed && assignments_to(&stmts, local) == 1 {
+                        bound.push((local.clone(), (**after).clone()));
+                    }
+                }
+                inlined.push(done);
+            }
             let called = |c: &crate::index::body::Call| {
                 c.name == name && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
             };
@@ -356,6 +415,41 @@ fn bind_args(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, 
     if args.iter().any(|a| matches!(a, Node::Splat(_))) {
         return Vec::new();
     }
+    // A trailing hash fills a positional parameter when the method takes no keywords
+    // (`def set(feature, options = {})` called as `set(f, clear: true)`).
+    let takes_keywords = method.params.iter().any(|p| {
+        matches!(
+            p.kind,
+            ParamKind::Keyword | ParamKind::OptionalKeyword | ParamKind::KeywordRest
+        )
+    });
+    let args: Vec<Node> = args.iter().filter(|a| !block_pass(a)).cloned().collect();
+    let args = args.as_slice();
+    if !takes_keywords {
+        let mut out = Vec::new();
+        let mut next = 0usize;
+        for p in &method.params {
+            let given = match p.kind {
+                ParamKind::Required | ParamKind::Optional => {
+                    let a = args.get(next).cloned();
+                    next += 1;
+                    a
+                }
+                _ => continue,
+            };
+            let value = given.or_else(|| {
+                method
+                    .param_defaults
+                    .iter()
+                    .find(|(n, _)| n == &p.name)
+                    .map(|(_, v)| v.clone())
+            });
+            if let Some(v) = value {
+                out.push((p.name.clone(), v));
+            }
+        }
+        return out;
+    }
     let keywords: Vec<(String, Node)> = match args.last() {
         Some(Node::Hash(pairs)) => pairs
             .iter()
@@ -383,6 +477,19 @@ fn bind_args(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, 
                 .iter()
                 .find(|(k, _)| k == &p.name)
                 .map(|(_, v)| v.clone()),
+            // `**options`: the keywords no named parameter takes.
+            ParamKind::KeywordRest if !p.name.is_empty() => Some(Node::Hash(
+                keywords
+                    .iter()
+                    .filter(|(k, _)| {
+                        !method.params.iter().any(|q| {
+                            &q.name == k
+                                && matches!(q.kind, ParamKind::Keyword | ParamKind::OptionalKeyword)
+                        })
+                    })
+                    .map(|(k, v)| (Node::Sym(k.clone()), v.clone()))
+                    .collect(),
+            )),
             _ => continue,
         };
         let value = given.or_else(|| {
@@ -464,7 +571,16 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
         if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
             && !out.iter().any(|(n, _)| n == &c.name)
         {
-            out.push((c.name.clone(), c.args.clone()));
+            let mut args = c.args.clone();
+            // A block given (`{ ... }` or `&blk`) rides along as a last argument the
+            // binding knows (`block_given?` in the helper is then true).
+            if c.block.is_some() && !args.last().is_some_and(block_pass) {
+                args.push(Node::Other {
+                    text: LITERAL_BLOCK.to_string(),
+                    line: c.line,
+                });
+            }
+            out.push((c.name.clone(), args));
         }
         if c.name == "respond_to" && c.recv.is_none() {
             // A format's code runs for that format only: it is walked with that format's
@@ -491,10 +607,159 @@ fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(Stri
                 | Node::Sym(_)
         )
     };
+    // An options hash of literals (`set(feature, clear: true)` into `options = {}`): its
+    // lookups are known too.
+    let literal_hash = |n: &Node| matches!(n, Node::Hash(pairs) if pairs.iter().all(|(k, v)| matches!(k, Node::Sym(_)) && literal(v)));
     bind_args(method, args)
         .into_iter()
-        .filter(|(_, v)| literal(v))
+        .filter(|(_, v)| literal(v) || literal_hash(v))
         .collect()
+}
+
+/// How many times `stmts` assign the local `name`.
+fn assignments_to(stmts: &[Node], name: &str) -> usize {
+    struct Count<'a>(&'a str, usize);
+    impl<'n> crate::index::body::Visitor<'n> for Count<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            if let Node::Assign {
+                target: crate::index::body::Target::Lvar(local),
+                ..
+            } = node
+            {
+                if local == self.0 {
+                    self.1 += 1;
+                }
+            }
+            true
+        }
+    }
+    let mut count = Count(name, 0);
+    for stmt in stmts {
+        crate::index::body::walk(&mut count, stmt);
+    }
+    count.1
+}
+
+impl Walker<'_> {
+    /// The arguments of every call of the private method `name` in this method and in
+    /// the class's private methods (a literal block as [`LITERAL_BLOCK`]).
+    fn call_sites(&self, name: &str) -> Vec<Vec<Node>> {
+        struct Sites<'a>(&'a str, Vec<Vec<Node>>);
+        impl<'n> crate::index::body::Visitor<'n> for Sites<'_> {
+            fn enter(&mut self, node: &'n Node) -> bool {
+                if let Node::Call(c) = node {
+                    if c.name == self.0
+                        && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
+                    {
+                        let mut args = c.args.clone();
+                        if c.block.is_some() && !args.last().is_some_and(block_pass) {
+                            args.push(Node::Other {
+                                text: LITERAL_BLOCK.to_string(),
+                                line: c.line,
+                            });
+                        }
+                        self.1.push(args);
+                    }
+                }
+                true
+            }
+        }
+        // This method and the private methods it reaches, each once.
+        let mut reached: Vec<&crate::index::MethodFacts> = vec![self.cx.method];
+        let mut next = 0;
+        while let Some(m) = reached.get(next).copied() {
+            next += 1;
+            let mut calls = Vec::new();
+            if let Some(body) = m.body.as_deref() {
+                private_calls_all(body, &mut calls);
+            }
+            for callee in calls {
+                if let Some(p) = self.cx.privates.iter().find(|p| p.name == callee) {
+                    if !reached.iter().any(|r| std::ptr::eq(*r, *p)) {
+                        reached.push(p);
+                    }
+                }
+            }
+        }
+        let mut sites = Sites(name, Vec::new());
+        for body in reached.iter().filter_map(|m| m.body.as_deref()) {
+            crate::index::body::walk(&mut sites, body);
+        }
+        sites.1
+    }
+}
+
+/// The names of the methods `node` calls on `self`, everywhere in it.
+fn private_calls_all(node: &Node, out: &mut Vec<String>) {
+    struct Names<'a>(&'a mut Vec<String>);
+    impl<'n> crate::index::body::Visitor<'n> for Names<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            if let Node::Call(c) = node {
+                if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
+                    && !self.0.contains(&c.name)
+                {
+                    self.0.push(c.name.clone());
+                }
+            }
+            true
+        }
+    }
+    crate::index::body::walk(&mut Names(out), node);
+}
+
+/// A literal block given to a call (`{ ... }`), as the binding keeps it among the
+/// arguments.
+const LITERAL_BLOCK: &str = "&{}";
+
+/// The name `block_given?` is bound under while a helper is inlined (no parameter can
+/// have it).
+const BLOCK_GIVEN: &str = "block_given?";
+
+/// A block passed by `&` (`&block`, `&:name`), as the parser keeps it among the arguments.
+fn block_pass(node: &Node) -> bool {
+    matches!(node, Node::Other { text, .. } if text.starts_with('&'))
+}
+
+/// A lookup in an options hash bound to literals: `options.fetch(:clear, false)`,
+/// `options[:json]`, `options.key?(:only)`; `None` when it is not one or not known.
+fn hash_lookup(c: &crate::index::body::Call, bound: &[(String, Node)]) -> Option<Node> {
+    let Some(Node::Lvar(name)) = &c.recv else {
+        return None;
+    };
+    let Some((_, Node::Hash(pairs))) = bound.iter().find(|(n, _)| n == name) else {
+        return None;
+    };
+    let Some(Node::Sym(key)) = c.args.first() else {
+        return None;
+    };
+    let found = pairs
+        .iter()
+        .find(|(k, _)| matches!(k, Node::Sym(s) if s == key))
+        .map(|(_, v)| v.clone());
+    let default_is_literal = |d: &Node| {
+        matches!(
+            d,
+            Node::True
+                | Node::False
+                | Node::Nil
+                | Node::Int(_)
+                | Node::Float(_)
+                | Node::Str(_)
+                | Node::Sym(_)
+        )
+    };
+    match (c.name.as_str(), c.args.len()) {
+        ("fetch", 2) if c.block.is_none() => {
+            found.or_else(|| c.args.get(1).filter(|d| default_is_literal(d)).cloned())
+        }
+        ("[]" | "dig", 1) => Some(found.unwrap_or(Node::Nil)),
+        ("key?" | "has_key?" | "include?" | "member?", 1) => Some(if found.is_some() {
+            Node::True
+        } else {
+            Node::False
+        }),
+        _ => None,
+    }
 }
 
 /// `node` with each bound parameter replaced by its literal value.
@@ -507,6 +772,14 @@ fn substitute_params(node: &Node, bound: &[(String, Node)]) -> Node {
             .iter()
             .find(|(name, _)| name == n)
             .map_or_else(|| node.clone(), |(_, v)| v.clone()),
+        Node::Call(c) if c.recv.is_none() && c.name == BLOCK_GIVEN && c.args.is_empty() => bound
+            .iter()
+            .find(|(name, _)| name == BLOCK_GIVEN)
+            .map_or_else(|| node.clone(), |(_, v)| v.clone()),
+        Node::Call(c) => match hash_lookup(c, bound) {
+            Some(value) => value,
+            None => node.map_children(&mut |child| substitute_params(child, bound)),
+        },
         other => other.map_children(&mut |child| substitute_params(child, bound)),
     }
 }
@@ -814,5 +1087,41 @@ mod tests {
         assert_eq!(flat(&m), vec![
                 "1 bbox [presence] present:bbox present -> renders index template with changesets set to the matching changesets | nil:bbox missing -> renders index template",
             ]);
+    }
+
+    #[test]
+    fn options_a_call_passes_decide_the_helper_where_it_is_called() {
+        // Ruby hands `clear: true` to `options = {}`: the one call clears, and no
+        // `options` question is left to ask.
+        let helper = "\n  private\n\n  def set(feature, gate, options = {})\n    clear_feature = options.fetch(:clear, false)\n    clear(feature) if clear_feature\n    raise ArgumentError, \"not text\" if options[:json] && !gate.text?\n    Gate.create!(key: gate.key)\n  end\nend\n";
+        let one = format!("class Adapter\n  def enable(feature, gate)\n    set(feature, gate, clear: true)\n  end\n{helper}");
+        let m = analyze_one(&one, "enable");
+        assert!(m.characteristics.is_empty(), "{:?}", flat(&m));
+        // Two calls that pass it apart: which call runs decides, so the question stays.
+        let two = format!("class Adapter\n  def enable(feature, gate)\n    if gate.boolean?\n      set(feature, gate, clear: true)\n    else\n      set(feature, gate)\n    end\n  end\n{helper}");
+        let m = analyze_one(&two, "enable");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert!(names.contains(&"clear_feature"), "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn block_given_is_what_the_call_gives() {
+        let src = "class Store\n  def members(key)\n    set_members(key)\n  end\n\n  def add(key, value)\n    set_members(key) { |m| m.add(value) }\n  end\n\n  private\n\n  def set_members(key)\n    @store[key] ||= Set.new\n    if block_given?\n      yield @store[key]\n    else\n      @store[key]\n    end\n  end\nend\n";
+        for method in ["members", "add"] {
+            let m = analyze_one(src, method);
+            assert!(m.characteristics.is_empty(), "{method}: {:?}", flat(&m));
+        }
+        // A method that hands on its own block: whether one is given is its caller's
+        // question.
+        let forwarding = src.replace(
+            "def members(key)\n    set_members(key)\n  end",
+            "def members(key, &)\n    set_members(key, &)\n  end",
+        );
+        let m = analyze_one(&forwarding, "members");
+        assert!(
+            m.characteristics.iter().any(|c| c.name.contains("block")),
+            "{:?}",
+            flat(&m)
+        );
     }
 }
