@@ -122,6 +122,15 @@ impl Walker<'_> {
                 }
                 inlined.push(done);
             }
+            // An around helper (`synchronize`, `with_write_connection`): a condition each of
+            // whose paths ends running the block picks how the block runs, not what
+            // happens: the block's code is the behavior, on any path.
+            let block_param = private
+                .params
+                .iter()
+                .find(|p| p.kind == crate::index::ParamKind::Block)
+                .map(|p| p.name.clone());
+            inlined = without_around(inlined, block_param.as_deref());
             let called = |c: &crate::index::body::Call| {
                 c.name == name && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
             };
@@ -707,6 +716,67 @@ fn private_calls_all(node: &Node, out: &mut Vec<String>) {
     crate::index::body::walk(&mut Names(out), node);
 }
 
+/// `stmts` with each condition that only picks how the block runs (see
+/// [`runs_block_on_every_path`]) replaced by its first branch, down to the first
+/// statement that decides something else.
+fn without_around(stmts: Vec<Node>, block: Option<&str>) -> Vec<Node> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        match &stmt {
+            Node::If(i) if runs_block_on_every_path(&stmt, block) => {
+                out.extend(without_around(statements(&i.then), block));
+            }
+            _ => out.push(stmt),
+        }
+    }
+    out
+}
+
+/// Whether every path through `node` ends running the helper's block as it is (`yield`,
+/// `block.call`, the block handed on with `&block` or `&`), after nothing but locals set:
+/// `if @lock then @lock.synchronize(&block) else block.call end`.
+fn runs_block_on_every_path(node: &Node, block: Option<&str>) -> bool {
+    match node {
+        Node::If(i) => {
+            i.els
+                .as_ref()
+                .is_some_and(|e| runs_block_on_every_path(e, block))
+                && runs_block_on_every_path(&i.then, block)
+        }
+        Node::Seq(items) => match items.split_last() {
+            Some((last, before)) => {
+                before.iter().all(|s| {
+                    matches!(
+                        s,
+                        Node::Assign {
+                            target: crate::index::body::Target::Lvar(_),
+                            ..
+                        }
+                    )
+                }) && runs_block_on_every_path(last, block)
+            }
+            None => false,
+        },
+        Node::Yield { .. } => true,
+        Node::Call(c) => {
+            let runs = |n: &Node| match n {
+                Node::Other { text, .. } => {
+                    text == "&" || block.is_some_and(|b| text.strip_prefix('&') == Some(b))
+                }
+                _ => false,
+            };
+            let called = block.is_some_and(|b| {
+                c.name == "call" && matches!(&c.recv, Some(Node::Lvar(v)) if v == b)
+            });
+            // Handed on unchanged (`@lock.synchronize(&block)`): nothing a spec sees. Run
+            // inside a block of its own (`connected_to(role: :writing) do ... end`), it
+            // runs in a context the spec may check: that is a case.
+            called || (c.block.is_none() && c.args.iter().any(runs))
+        }
+        _ => false,
+    }
+}
+
 /// A literal block given to a call (`{ ... }`), as the binding keeps it among the
 /// arguments.
 const LITERAL_BLOCK: &str = "&{}";
@@ -1123,5 +1193,24 @@ mod tests {
             "{:?}",
             flat(&m)
         );
+    }
+
+    #[test]
+    fn a_condition_that_only_picks_how_the_block_runs_is_no_characteristic() {
+        let src = "class Adapter\n  def disable(feature)\n    synchronize { @source.delete(feature.key) }\n    true\n  end\n\n  def enable(feature)\n    with_write_connection(@model) { |c| c.insert(feature.key) }\n  end\n\n  def guarded(feature)\n    checked { feature.on! }\n  end\n\n  private\n\n  def synchronize(&block)\n    if @lock\n      @lock.synchronize(&block)\n    else\n      block.call\n    end\n  end\n\n  def with_write_connection(model, &block)\n    if model.respond_to?(:connection_class_for_self)\n      klass = model.connection_class_for_self\n      if klass.connection_class?\n        klass.connected_to(role: :writing) do\n          with_connection(model, &block)\n        end\n      else\n        with_connection(model, &block)\n      end\n    else\n      with_connection(model, &block)\n    end\n  end\n\n  def checked\n    if @readonly\n      raise ReadOnlyError\n    else\n      yield\n    end\n  end\nend\n";
+        let m = analyze_one(src, "disable");
+        assert!(m.characteristics.is_empty(), "{:?}", flat(&m));
+        // Writing through another role runs the block in a context a spec may check.
+        let m = analyze_one(src, "enable");
+        assert!(
+            m.characteristics
+                .iter()
+                .any(|c| c.name.contains("connection_class")),
+            "{:?}",
+            flat(&m)
+        );
+        // A path that does something else (raises) is a case.
+        let m = analyze_one(src, "guarded");
+        assert_eq!(m.characteristics.len(), 1, "{:?}", flat(&m));
     }
 }
