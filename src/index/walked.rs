@@ -607,16 +607,29 @@ fn decode(bytes: &[u8]) -> Option<Record> {
     for _ in 0..n {
         files.push(r.str()?.to_string());
     }
-    // Sorted and unique, as written: anything else was not written by a walk.
+    // As a walk writes it: sorted and unique, plain relative paths, each file in a folder
+    // the walk read. Anything else was not written by a walk.
+    let plain = |rel: &str| {
+        !rel.is_empty()
+            && !rel.contains(['\\', '\0'])
+            && rel
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != "..")
+    };
+    let folder_known = |rel: &str| {
+        folders
+            .binary_search_by(|f| f.rel.as_str().cmp(rel))
+            .is_ok()
+    };
     let sorted = folders
         .iter()
         .zip(folders.iter().skip(1))
         .all(|(a, b)| a.rel < b.rel)
         && files.iter().zip(files.iter().skip(1)).all(|(a, b)| a < b)
-        && folders.iter().all(|f| f.rel.split('/').all(|c| c != ".."))
+        && folders.iter().all(|f| f.rel.is_empty() || plain(&f.rel))
         && files
             .iter()
-            .all(|f| !f.is_empty() && f.split('/').all(|c| c != ".."));
+            .all(|f| plain(f) && folder_known(f.rsplit_once('/').map_or("", |(dir, _)| dir)));
     (r.at_end() && sorted).then_some(Record {
         settings,
         made_ns,
@@ -689,9 +702,19 @@ mod tests {
         let mut unsorted = record();
         unsorted.files.reverse();
         assert!(decode(&encode(&unsorted).unwrap()).is_none());
-        let mut climbing = record();
-        climbing.files.push("app/../../etc/passwd".to_string());
-        assert!(decode(&encode(&climbing).unwrap()).is_none());
+        for bad in [
+            "app/../../etc/passwd",
+            "/etc/passwd",
+            "app//a.rb",
+            "app/./a.rb",
+            "lib/x.rb",
+        ] {
+            // Climbing out, absolute, not plain, or in a folder the walk did not read.
+            let mut hand_made = record();
+            hand_made.files.push(bad.to_string());
+            hand_made.files.sort();
+            assert!(decode(&encode(&hand_made).unwrap()).is_none(), "{bad}");
+        }
     }
 
     #[test]
