@@ -440,6 +440,7 @@ fn decides(body: &Node) -> bool {
         Node::Begin(b) => !b.rescues.is_empty() || decides(&b.body),
         Node::Call(c) => {
             c.safe_nav
+                || super::writer_of_case(c).is_some()
                 || (walked(c) && c.block.as_ref().is_some_and(|b| decides(&b.body)))
                 || nested_block(s, true, false).is_some()
                 || super::embedded::holds_conditional_value(s)

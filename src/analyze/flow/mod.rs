@@ -485,6 +485,21 @@ impl<'a> Walker<'a> {
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
                 }
+                // `result[gate.key] = case gate.data_type ...`: a writer call whose value
+                // is a `case` assigns on each branch, as `x = case ...` does (an `if` value
+                // is lifted as a value of its own, `embedded.rs`).
+                Node::Call(c) if writer_of_case(c).is_some() && !(rest.is_empty() && tail) => {
+                    if let Some((target, value)) = writer_of_case(c) {
+                        let mut all = vec![wrap_assigns(
+                            value,
+                            &target,
+                            &crate::index::body::AssignOp::Set,
+                            c.line,
+                        )];
+                        all.extend_from_slice(rest);
+                        return self.seq(&all, at, tail);
+                    }
+                }
                 Node::Assign { value, .. }
                     if matches!(value.as_ref(), Node::If(_) | Node::Case(_))
                         && rest.is_empty()
@@ -2249,6 +2264,33 @@ fn wrap_branch(node: &Node, line: u32) -> Node {
 
 /// `x = if a then 1 elsif b then 2 end` as `if a then x = 1 elsif b then x = 2 else x = nil
 /// end` (a `case` likewise, arm by arm): each arm's statements kept, its last one assigned.
+/// A writer call (`h[k] = v`, `record.kind = v`) whose value is a `case`: the target as
+/// written and that value.
+pub(super) fn writer_of_case(c: &Call) -> Option<(crate::index::body::Target, &Node)> {
+    let writer = c.name == "[]="
+        || (c.name.ends_with('=')
+            && !matches!(c.name.as_str(), "==" | "!=" | "<=" | ">=" | "===")
+            && c.name
+                .chars()
+                .next()
+                .is_some_and(|ch| ch.is_alphabetic() || ch == '_'));
+    if !writer || c.recv.is_none() || c.block.is_some() {
+        return None;
+    }
+    let (value, keys) = c.args.split_last()?;
+    if !matches!(value, Node::Case(_)) {
+        return None;
+    }
+    let recv = c.recv.as_ref().map(Node::render).unwrap_or_default();
+    let text = if c.name == "[]=" {
+        let keys: Vec<String> = keys.iter().map(Node::render).collect();
+        format!("{recv}[{}]", keys.join(", "))
+    } else {
+        format!("{recv}.{}", c.name.trim_end_matches('='))
+    };
+    Some((crate::index::body::Target::Other(text), value))
+}
+
 pub(super) fn wrap_assigns(
     node: &Node,
     target: &crate::index::body::Target,
@@ -2652,5 +2694,16 @@ mod tests {
             flat(&m),
             vec!["1 page_draft [boolean] true:draft page -> returns the text with text set to the formatted text | false:NOT draft page -> returns the text"]
         );
+    }
+
+    #[test]
+    fn a_writer_whose_value_is_a_case_assigns_on_each_branch() {
+        // `result[gate.key] = case ...` inside the loop that builds the answer: the gate's
+        // type decides what is read, as `value = case ...` would.
+        let src = "class Store\n  def get(feature)\n    result = {}\n    feature.gates.each do |gate|\n      result[gate.key] =\n        case gate.data_type\n        when :boolean, :integer\n          read gate.key\n        when :set\n          members gate.key\n        else\n          raise \"unsupported\"\n        end\n    end\n    result\n  end\nend\n";
+        let m = analyze_one(src, "get");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["gate_data_type"], "{:?}", flat(&m));
+        assert_eq!(m.characteristics[0].values.len(), 4, "{:?}", flat(&m));
     }
 }
