@@ -507,7 +507,9 @@ fn settle() {
 }
 
 /// `discover --all`'s full answer with the cache on, its timings apart.
-fn warm_all(p: &Project) -> (String, serde_json::Value) {
+/// `discover --all`'s full answer, with the cache (`last`: `--timings`) or without
+/// (`--no-cache`), its timings apart.
+fn answer_all(p: &Project, last: &str) -> (String, serde_json::Value) {
     let run = p.run_env(
         &[
             "discover",
@@ -517,7 +519,7 @@ fn warm_all(p: &Project) -> (String, serde_json::Value) {
             "full",
             "--format",
             "json",
-            "--timings",
+            last,
         ],
         &[("RSPEC_SCOUT_TEST_RACY_MS", RACY_MS)],
     );
@@ -530,20 +532,12 @@ fn warm_all(p: &Project) -> (String, serde_json::Value) {
     (answer.to_string(), timings)
 }
 
+fn warm_all(p: &Project) -> (String, serde_json::Value) {
+    answer_all(p, "--timings")
+}
+
 fn cold_all(p: &Project) -> String {
-    let run = p.run(&[
-        "discover",
-        "--all",
-        "--no-metadata",
-        "--answer",
-        "full",
-        "--format",
-        "json",
-        "--no-cache",
-    ]);
-    assert!(run.code == 0 || run.code == 2, "{}", run.stderr);
-    let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    answer.to_string()
+    answer_all(p, "--no-cache").0
 }
 
 /// A change to the tree, then warm runs until the stored walk and git's answer are

@@ -491,9 +491,6 @@ fn analyze_method(
                 "before_action callbacks run first: {}",
                 guards.used.join(", ")
             ));
-            // A callback whose guards are planned here is not planned again where it
-            // calls itself (`authenticate` retrying after it cleared the session).
-            walker.inlined.extend(guards.used.iter().cloned());
             let mut all = guards.statements;
             all.extend(stmts);
             stmts = all;

@@ -80,10 +80,20 @@ impl Saving {
         if !cache.has_disk() {
             return Saving(None);
         }
+        Saving::spawn("rspec-scout-cache", move || {
+            cache.save(threads);
+        })
+    }
+}
+
+impl Saving {
+    /// `write` on a thread named `name` (joined when this is dropped); nothing when no
+    /// thread can be made (the file is only not written).
+    fn spawn(name: &str, write: impl FnOnce() + Send + 'static) -> Saving {
         Saving(
             std::thread::Builder::new()
-                .name("rspec-scout-cache".to_string())
-                .spawn(move || cache.save(threads))
+                .name(name.to_string())
+                .spawn(write)
                 .ok(),
         )
     }
@@ -245,14 +255,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         if let (Some(store), Some(git)) = (&store, &git_run.seen) {
             if let Some(bytes) = store.with_git(git) {
                 let (root, dir) = store.place();
-                _storing = Saving(
-                    std::thread::Builder::new()
-                        .name("rspec-scout-plan".to_string())
-                        .spawn(move || {
-                            reuse::PlanStore::write(&root, &dir, &bytes);
-                        })
-                        .ok(),
-                );
+                _storing = Saving::spawn("rspec-scout-plan", move || {
+                    reuse::PlanStore::write(&root, &dir, &bytes);
+                });
             }
         }
         progress.start("parse", candidates.len()).finish();
@@ -355,14 +360,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                     .collect();
                 let bytes = store.encode(inputs, git_stored.as_ref(), &stored_unparsable, &plan);
                 let (root, dir) = store.place();
-                _storing = Saving(
-                    std::thread::Builder::new()
-                        .name("rspec-scout-plan".to_string())
-                        .spawn(move || {
-                            reuse::PlanStore::write(&root, &dir, &bytes);
-                        })
-                        .ok(),
-                );
+                _storing = Saving::spawn("rspec-scout-plan", move || {
+                    reuse::PlanStore::write(&root, &dir, &bytes);
+                });
             }
         }
         timings.graph_ms = millis(phase);
@@ -817,14 +817,9 @@ fn walked_files(
             folders_read = Some(walked.folders_read as u64);
             if let Some(bytes) = walked.store {
                 let root = project_root.to_path_buf();
-                *storing = Saving(
-                    std::thread::Builder::new()
-                        .name("rspec-scout-walk".to_string())
-                        .spawn(move || {
-                            walked::WalkStore::write(&root, &dir, &bytes);
-                        })
-                        .ok(),
-                );
+                *storing = Saving::spawn("rspec-scout-walk", move || {
+                    walked::WalkStore::write(&root, &dir, &bytes);
+                });
             }
             walked.found
         } else if mode == Mode::All {

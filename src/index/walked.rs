@@ -273,19 +273,7 @@ impl WalkStore {
         folders.sort_by(|a, b| a.rel.cmp(&b.rel));
         let folders_read = again.len();
         let store = (recordable && found.warnings.is_empty())
-            .then(|| {
-                self.record(
-                    root,
-                    &found,
-                    Record {
-                        settings: self.settings,
-                        made_ns,
-                        global: stored.global.clone(),
-                        folders,
-                        files: Vec::new(),
-                    },
-                )
-            })
+            .then(|| self.record(root, &found, made_ns, stored.global.clone(), folders))
             .flatten();
         Walked {
             found,
@@ -304,17 +292,7 @@ impl WalkStore {
         let store = match (global, seen) {
             (Some(global), Some(mut folders)) if found.warnings.is_empty() => {
                 folders.sort_by(|a, b| a.rel.cmp(&b.rel));
-                self.record(
-                    root,
-                    &found,
-                    Record {
-                        settings: self.settings,
-                        made_ns,
-                        global,
-                        folders,
-                        files: Vec::new(),
-                    },
-                )
+                self.record(root, &found, made_ns, global, folders)
             }
             _ => None,
         };
@@ -325,9 +303,17 @@ impl WalkStore {
         }
     }
 
-    /// The bytes of `record` with the files found (`None` when a file's path is not its
-    /// root-relative path under the root: the stored walk could not give it back).
-    fn record(&self, root: &Path, found: &Found, mut record: Record) -> Option<Vec<u8>> {
+    /// The bytes of the record of a walk that started at `made_ns` and found `found`
+    /// (`None` when a file's path is not its root-relative path under the root: the stored
+    /// walk could not give it back).
+    fn record(
+        &self,
+        root: &Path,
+        found: &Found,
+        made_ns: i128,
+        global: Vec<Watch>,
+        folders: Vec<Folder>,
+    ) -> Option<Vec<u8>> {
         let mut files = Vec::with_capacity(found.files.len());
         for f in &found.files {
             if join(root, &f.rel) != f.path {
@@ -335,21 +321,20 @@ impl WalkStore {
             }
             files.push(f.rel.clone());
         }
-        record.files = files;
-        encode(&record)
+        encode(&Record {
+            settings: self.settings,
+            made_ns,
+            global,
+            folders,
+            files,
+        })
     }
 
     /// Writes `bytes` as the stored walk, through the guard (never outside the project
     /// root, never under `.git/`). A write that fails or is refused is not an error: the
     /// next run only walks again.
     pub fn write(project_root: &Path, dir: &Path, bytes: &[u8]) -> bool {
-        let Ok(folder) = crate::guard::folder(project_root, dir) else {
-            return false;
-        };
-        let Ok(target) = folder.file(FILE_NAME) else {
-            return false;
-        };
-        crate::metadata::write_cache_atomic(&target, bytes).is_ok()
+        super::cache::write_beside(project_root, dir, FILE_NAME, bytes)
     }
 }
 

@@ -432,35 +432,9 @@ fn bind_args(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, 
             ParamKind::Keyword | ParamKind::OptionalKeyword | ParamKind::KeywordRest
         )
     });
-    let args: Vec<Node> = args.iter().filter(|a| !block_pass(a)).cloned().collect();
-    let args = args.as_slice();
-    if !takes_keywords {
-        let mut out = Vec::new();
-        let mut next = 0usize;
-        for p in &method.params {
-            let given = match p.kind {
-                ParamKind::Required | ParamKind::Optional => {
-                    let a = args.get(next).cloned();
-                    next += 1;
-                    a
-                }
-                _ => continue,
-            };
-            let value = given.or_else(|| {
-                method
-                    .param_defaults
-                    .iter()
-                    .find(|(n, _)| n == &p.name)
-                    .map(|(_, v)| v.clone())
-            });
-            if let Some(v) = value {
-                out.push((p.name.clone(), v));
-            }
-        }
-        return out;
-    }
+    let args: Vec<&Node> = args.iter().filter(|a| !block_pass(a)).collect();
     let keywords: Vec<(String, Node)> = match args.last() {
-        Some(Node::Hash(pairs)) => pairs
+        Some(Node::Hash(pairs)) if takes_keywords => pairs
             .iter()
             .filter_map(|(k, v)| match k {
                 Node::Sym(s) => Some((s.clone(), v.clone())),
@@ -470,8 +444,8 @@ fn bind_args(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, 
         _ => Vec::new(),
     };
     let positional: Vec<&Node> = args
-        .iter()
-        .filter(|a| !matches!(a, Node::Hash(_)))
+        .into_iter()
+        .filter(|a| !takes_keywords || !matches!(a, Node::Hash(_)))
         .collect();
     let mut out = Vec::new();
     let mut next = 0usize;
@@ -580,16 +554,7 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
         if (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
             && !out.iter().any(|(n, _)| n == &c.name)
         {
-            let mut args = c.args.clone();
-            // A block given (`{ ... }` or `&blk`) rides along as a last argument the
-            // binding knows (`block_given?` in the helper is then true).
-            if c.block.is_some() && !args.last().is_some_and(block_pass) {
-                args.push(Node::Other {
-                    text: LITERAL_BLOCK.to_string(),
-                    line: c.line,
-                });
-            }
-            out.push((c.name.clone(), args));
+            out.push((c.name.clone(), call_args(c)));
         }
         if c.name == "respond_to" && c.recv.is_none() {
             // A format's code runs for that format only: it is walked with that format's
@@ -604,18 +569,7 @@ fn private_calls(node: &Node, out: &mut Vec<(String, Vec<Node>)>) {
 /// default the call does not override (`add_comment(note, text, "commented")` leaves
 /// `notify: true`).
 fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(String, Node)> {
-    let literal = |n: &Node| {
-        matches!(
-            n,
-            Node::True
-                | Node::False
-                | Node::Nil
-                | Node::Int(_)
-                | Node::Float(_)
-                | Node::Str(_)
-                | Node::Sym(_)
-        )
-    };
+    let literal = is_literal;
     // An options hash of literals (`set(feature, clear: true)` into `options = {}`): its
     // lookups are known too.
     let literal_hash = |n: &Node| matches!(n, Node::Hash(pairs) if pairs.iter().all(|(k, v)| matches!(k, Node::Sym(_)) && literal(v)));
@@ -660,14 +614,7 @@ impl Walker<'_> {
                     if c.name == self.0
                         && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef)))
                     {
-                        let mut args = c.args.clone();
-                        if c.block.is_some() && !args.last().is_some_and(block_pass) {
-                            args.push(Node::Other {
-                                text: LITERAL_BLOCK.to_string(),
-                                line: c.line,
-                            });
-                        }
-                        self.1.push(args);
+                        self.1.push(call_args(c));
                     }
                 }
                 true
@@ -777,9 +724,38 @@ fn runs_block_on_every_path(node: &Node, block: Option<&str>) -> bool {
     }
 }
 
+/// A call's arguments with a literal block it gives (`{ ... }`) riding along as a last
+/// argument the binding knows ([`LITERAL_BLOCK`]; `block_given?` in the helper is then
+/// true), as a `&blk` already does.
+fn call_args(c: &crate::index::body::Call) -> Vec<Node> {
+    let mut args = c.args.clone();
+    if c.block.is_some() && !args.last().is_some_and(block_pass) {
+        args.push(Node::Other {
+            text: LITERAL_BLOCK.to_string(),
+            line: c.line,
+        });
+    }
+    args
+}
+
 /// A literal block given to a call (`{ ... }`), as the binding keeps it among the
 /// arguments.
 const LITERAL_BLOCK: &str = "&{}";
+
+/// A literal a call can fix a parameter to: `true`, `false`, `nil`, a number, a string or
+/// a symbol.
+fn is_literal(n: &Node) -> bool {
+    matches!(
+        n,
+        Node::True
+            | Node::False
+            | Node::Nil
+            | Node::Int(_)
+            | Node::Float(_)
+            | Node::Str(_)
+            | Node::Sym(_)
+    )
+}
 
 /// The name `block_given?` is bound under while a helper is inlined (no parameter can
 /// have it).
@@ -806,21 +782,9 @@ fn hash_lookup(c: &crate::index::body::Call, bound: &[(String, Node)]) -> Option
         .iter()
         .find(|(k, _)| matches!(k, Node::Sym(s) if s == key))
         .map(|(_, v)| v.clone());
-    let default_is_literal = |d: &Node| {
-        matches!(
-            d,
-            Node::True
-                | Node::False
-                | Node::Nil
-                | Node::Int(_)
-                | Node::Float(_)
-                | Node::Str(_)
-                | Node::Sym(_)
-        )
-    };
     match (c.name.as_str(), c.args.len()) {
         ("fetch", 2) if c.block.is_none() => {
-            found.or_else(|| c.args.get(1).filter(|d| default_is_literal(d)).cloned())
+            found.or_else(|| c.args.get(1).filter(|d| is_literal(d)).cloned())
         }
         ("[]" | "dig", 1) => Some(found.unwrap_or(Node::Nil)),
         ("key?" | "has_key?" | "include?" | "member?", 1) => Some(if found.is_some() {

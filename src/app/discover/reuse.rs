@@ -258,13 +258,7 @@ impl PlanStore {
     /// root, never under `.git/`). A write that fails or is refused is not an error: the
     /// next run only plans again.
     pub(super) fn write(root: &Path, dir: &Path, bytes: &[u8]) -> bool {
-        let Ok(folder) = crate::guard::folder(root, dir) else {
-            return false;
-        };
-        let Ok(target) = folder.file(stored::FILE_NAME) else {
-            return false;
-        };
-        crate::metadata::write_cache_atomic(&target, bytes).is_ok()
+        index::cache::write_beside(root, dir, stored::FILE_NAME, bytes)
     }
 
     /// Where the store is: the project root and the folder.

@@ -430,13 +430,7 @@ impl FactsCache {
         write: &dyn Fn(&crate::guard::Target, &[u8]) -> bool,
     ) -> bool {
         let bytes = self.encode(kept);
-        let Ok(folder) = crate::guard::folder(&self.root, &self.dir) else {
-            return false;
-        };
-        let Ok(target) = folder.file(FILE_NAME) else {
-            return false;
-        };
-        write(&target, &bytes)
+        place(&self.root, &self.dir, FILE_NAME).is_some_and(|target| write(&target, &bytes))
     }
 
     fn put(&self, rel: &str, what: Use) {
@@ -539,6 +533,19 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
         }
     }
     r.at_end().then_some(entries)
+}
+
+/// Where a file this module's kind keeps, `name` in `dir`, may be written: through the
+/// guard, never outside the project `root`, never under `.git/` (`None`: refused).
+pub(crate) fn place(root: &Path, dir: &Path, name: &str) -> Option<crate::guard::Target> {
+    crate::guard::folder(root, dir).ok()?.file(name).ok()
+}
+
+/// Writes `bytes` as `name` in `dir` ([`place`], atomically). A write that fails or is
+/// refused is not an error: the next run only makes the file again.
+pub(crate) fn write_beside(root: &Path, dir: &Path, name: &str, bytes: &[u8]) -> bool {
+    place(root, dir, name)
+        .is_some_and(|target| crate::metadata::write_cache_atomic(&target, bytes).is_ok())
 }
 
 /// The payload's checksum: FxHash over its bytes (deterministic within a build, and only
