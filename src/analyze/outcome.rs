@@ -562,6 +562,15 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
         "update!" | "update" | "update_columns" => {
             Outcome::new(format!("updates the {subject}"), false)
         }
+        // `Hash#delete(key)`, `Set#delete(x)`: one entry out of a collection (a record's
+        // `delete` takes no argument).
+        "delete" if !call.args.is_empty() => Outcome::new(
+            format!(
+                "removes {} from the {subject}",
+                call.args.first().map(receiver_words).unwrap_or_default()
+            ),
+            false,
+        ),
         "destroy!" | "destroy" | "delete" => Outcome::new(format!("destroys the {subject}"), false),
         "touch" => Outcome::new(format!("touches the {subject}"), false),
         "reload" => Outcome::new(format!("reloads the {subject}"), false),
@@ -625,6 +634,13 @@ fn receiver_words(node: &Node) -> String {
         Node::Const { path, .. } => words(path),
         Node::SelfRef => "record".to_string(),
         Node::Call(c) if c.recv.is_none() => words(&c.name),
+        // `@source[feature.key][gate.key]`: the collection, then each key.
+        Node::Call(c) if c.name == "[]" => std::iter::once(receiver_words_opt(c.recv.as_ref()))
+            .chain(c.args.iter().map(receiver_words))
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+        Node::Sym(s) | Node::Str(s) => words(s),
         Node::Call(c) => format!("{} {}", receiver_words_opt(c.recv.as_ref()), words(&c.name))
             .trim()
             .to_string(),

@@ -2706,4 +2706,27 @@ mod tests {
         assert_eq!(names, vec!["gate_data_type"], "{:?}", flat(&m));
         assert_eq!(m.characteristics[0].values.len(), 4, "{:?}", flat(&m));
     }
+
+    #[test]
+    fn an_entry_deleted_from_a_nested_collection_reads_as_removed_from_it() {
+        let src = "class Memory\n  def disable(feature, gate, thing)\n    case gate.data_type\n    when :set\n      @source[feature.key][gate.key].delete thing.value\n    else\n      @source[feature.key].delete(gate.key)\n    end\n    true\n  end\n\n  def drop(user)\n    user.delete\n  end\nend\n";
+        let m = analyze_one(src, "disable");
+        let text = flat(&m).join(" ");
+        assert!(
+            text.contains("removes thing value from the source feature key gate key"),
+            "{text}"
+        );
+        assert!(
+            text.contains("removes gate key from the source feature key"),
+            "{text}"
+        );
+        assert!(!text.contains("[]"), "{text}");
+        let m = analyze_one(src, "drop");
+        assert_eq!(
+            m.outcome.as_ref().map(|o| o.description.as_str()),
+            Some("destroys the user"),
+            "{:?}",
+            flat(&m)
+        );
+    }
 }
