@@ -413,11 +413,33 @@ fn walked(call: &Call) -> bool {
 }
 
 /// A block that is stored to run later, not run by the call: `lambda do`, `proc`,
-/// `Proc.new`, `define_method`, `Thread.new`.
+/// `Proc.new`, `define_method`, `Thread.new`, `Enumerator.new`, a `Hash.new` default, an
+/// `at_exit` or signal handler, and anything handed to concurrent-ruby
+/// (`Concurrent::ScheduledTask.new(delay) do`, `Concurrent::Promises.future do`): what the
+/// block decides happens later, on another thread or another call, not in this method.
 pub(super) fn deferred(call: &Call) -> bool {
-    matches!(call.name.as_str(), "lambda" | "proc" | "define_method")
-        || (call.name == "new"
-            && matches!(&call.recv, Some(Node::Const { path, .. }) if matches!(path.as_str(), "Proc" | "Thread" | "Fiber")))
+    if matches!(
+        call.name.as_str(),
+        "lambda" | "proc" | "define_method" | "at_exit"
+    ) {
+        return true;
+    }
+    let Some(Node::Const { path, .. }) = &call.recv else {
+        return call.name == "trap";
+    };
+    let path = path.trim_start_matches("::");
+    path == "Concurrent"
+        || path.starts_with("Concurrent::")
+        || match call.name.as_str() {
+            "new" => matches!(
+                path,
+                "Proc" | "Thread" | "Fiber" | "Ractor" | "Enumerator" | "Hash"
+            ),
+            "start" | "fork" => path == "Thread",
+            "trap" => path == "Signal",
+            "define_finalizer" => path == "ObjectSpace",
+            _ => false,
+        }
 }
 
 /// Whether a block body decides something the method's outcome depends on: a conditional,
@@ -694,5 +716,28 @@ mod tests {
             flat(&m),
             vec!["1 i [range] above:above 0 -> returns the joined mapped items with each element mapped to the formatted text | at_most:at most 0 -> returns the joined mapped items with each element mapped to item"]
         );
+    }
+
+    #[test]
+    fn a_block_stored_to_run_later_decides_nothing_now() {
+        // A tracker that schedules its own refresh: the scheduled block's guard runs on
+        // another thread, later; the method only schedules it.
+        for (head, tail) in [
+            (
+                "Concurrent::ScheduledTask.new(5, executor: @executor) do",
+                "end.execute",
+            ),
+            ("Concurrent::Promises.future do", "end"),
+            ("Thread.new do", "end"),
+            ("at_exit do", "end"),
+        ] {
+            let src = format!("class Tracker\n  def schedule\n    @task = {head}\n      next unless @locks.positive?\n\n      renew\n    {tail}\n    true\n  end\nend\n");
+            let m = analyze_one(&src, "schedule");
+            assert!(m.characteristics.is_empty(), "{head}: {:?}", flat(&m));
+        }
+        // A block the call runs now keeps its question.
+        let src = "class Tracker\n  def schedule\n    @tasks.each do |task|\n      next unless task.positive?\n\n      task.renew\n    end\n    true\n  end\nend\n";
+        let m = analyze_one(src, "schedule");
+        assert!(!m.characteristics.is_empty(), "{:?}", flat(&m));
     }
 }

@@ -48,10 +48,16 @@ impl Walker<'_> {
         // decides before it leaves is walked under the exiting value, every path of it
         // ending the method.
         let body = super::statements(&node.then);
-        let decides_first = body.split_last().is_some_and(|(_, before)| {
+        // `return order_by_association(relation) unless reflection.nil?`: a private
+        // helper whose body decides is what the exiting path does, its questions asked
+        // under the exiting value as they would be were its body written there.
+        let decides_first = body.split_last().is_some_and(|(last, before)| {
             before
                 .iter()
                 .any(|s| matches!(s, Node::If(_) | Node::Case(_)))
+                || matches!(last, Node::Return { value: Some(v), .. }
+                    if matches!(v.as_ref(), Node::Call(_))
+                        && self.calls_deciding_private(std::slice::from_ref(last), 0))
         });
         match exits.as_slice() {
             [only] if decides_first => {

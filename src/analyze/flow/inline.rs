@@ -165,6 +165,21 @@ impl Walker<'_> {
                     }
                 }
             }
+            // `return by_association(relation)`: the helper's value on each of its paths
+            // is what the method returns (a plain `relation` on one path returns the
+            // relation, not "the by association").
+            if let Node::Return {
+                value: Some(value),
+                line,
+            } = stmt
+            {
+                if matches!(value.as_ref(), Node::Call(c) if called(c)) {
+                    if let Some(last) = inlined.pop() {
+                        inlined.push(super::wrap_returns(&last, *line));
+                        return Some(inlined);
+                    }
+                }
+            }
             inlined.push(stmt.clone());
             return Some(inlined);
         }
@@ -177,7 +192,7 @@ impl Walker<'_> {
     /// or through the private methods it calls in turn (`user_credential` finding through
     /// `credential_scope`, which asks whether `@user` is present): then the helper is
     /// inlined, and the walk inlines the next one where it is called.
-    fn calls_deciding_private(&self, stmts: &[Node], depth: usize) -> bool {
+    pub(super) fn calls_deciding_private(&self, stmts: &[Node], depth: usize) -> bool {
         if depth > 3 {
             return false;
         }
@@ -1176,5 +1191,26 @@ mod tests {
         // A path that does something else (raises) is a case.
         let m = analyze_one(src, "guarded");
         assert_eq!(m.characteristics.len(), 1, "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn a_private_helper_returned_by_a_guard_is_walked_under_its_exit() {
+        // Shaped like a sort object: the association path returns a helper that picks by
+        // the association's macro.
+        let src = "class Sorter\n  def apply(relation)\n    return by_association(relation) unless reflection(relation).nil?\n\n    relation.reorder(:name)\n  end\n\n  private\n\n  def reflection(relation)\n    relation.reflect_on_association(:owner)\n  end\n\n  def by_association(relation)\n    case relation.macro\n    when :has_many\n      relation.group(:id)\n    when :belongs_to\n      relation.joins(:owner)\n    else\n      relation\n    end\n  end\nend\n";
+        let m = analyze_one(src, "apply");
+        let macro_char = m
+            .characteristics
+            .iter()
+            .find(|c| c.name.contains("macro"))
+            .unwrap_or_else(|| panic!("{:?}", flat(&m)));
+        assert_eq!(macro_char.level, 2, "{:?}", flat(&m));
+        // The helper's own value on the `else` path is what is returned, not the call.
+        let other = macro_char
+            .values
+            .last()
+            .and_then(|v| v.behavior.as_ref())
+            .map(|b| b.description.as_str());
+        assert_eq!(other, Some("returns the relation"), "{:?}", flat(&m));
     }
 }

@@ -2222,7 +2222,7 @@ pub fn statements(node: &Node) -> Vec<Node> {
 }
 
 /// `return cond ? a : b` → `cond ? (return a) : (return b)`.
-fn wrap_returns(node: &Node, line: u32) -> Node {
+pub(super) fn wrap_returns(node: &Node, line: u32) -> Node {
     match node {
         Node::If(i) => {
             let mut i = i.clone();
