@@ -590,7 +590,11 @@ fn bind_literals(method: &crate::index::MethodFacts, args: &[Node]) -> Vec<(Stri
     let literal_hash = |n: &Node| matches!(n, Node::Hash(pairs) if pairs.iter().all(|(k, v)| matches!(k, Node::Sym(_)) && literal(v)));
     bind_args(method, args)
         .into_iter()
-        .filter(|(_, v)| literal(v) || literal_hash(v))
+        .filter(|(_, v)| {
+            literal(v)
+                || literal_hash(v)
+                || matches!(v, Node::Const { path, .. } if super::class_like(path))
+        })
         .collect()
 }
 
@@ -1212,5 +1216,19 @@ mod tests {
             .and_then(|v| v.behavior.as_ref())
             .map(|b| b.description.as_str());
         assert_eq!(other, Some("returns the relation"), "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn a_class_or_symbol_the_one_call_passes_decides_the_helper() {
+        // A stream controller whose action hands its one stream class on: the class is
+        // never nil, and a symbol the call fixes answers the comparison.
+        let src = "class StreamsController\n  def activity\n    respond_with(Stream::Activity)\n  end\n\n  def dated\n    stamp(:datetime)\n  end\n\n  def limit\n    respond_with(DEFAULT_STREAM)\n  end\n\n  private\n\n  def respond_with(klass)\n    if klass.present?\n      render klass.new\n    else\n      head :not_found\n    end\n  end\n\n  def stamp(type)\n    if type == :date\n      I18n.l(@value, format: :short)\n    else\n      I18n.l(@value, format: :long)\n    end\n  end\nend\n";
+        for method in ["activity", "dated"] {
+            let m = analyze_one(src, method);
+            assert!(m.characteristics.is_empty(), "{method}: {:?}", flat(&m));
+        }
+        // A value constant may be anything: the question stays.
+        let m = analyze_one(src, "limit");
+        assert_eq!(m.characteristics.len(), 1, "{:?}", flat(&m));
     }
 }

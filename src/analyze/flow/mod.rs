@@ -1469,6 +1469,12 @@ impl<'a> Walker<'a> {
             {
                 Some(true)
             }
+            Node::Call(c) if matches!(c.name.as_str(), "==" | "!=") && c.args.len() == 1 => {
+                let (Some(a), Some(b)) = (c.recv.as_ref(), c.args.first()) else {
+                    return None;
+                };
+                literal_equality(a, b).map(|eq| eq == (c.name == "=="))
+            }
             Node::Call(c) if c.args.is_empty() => {
                 let recv = c.recv.as_ref();
                 // A literal's presence is no case to set up (`nil.present?`, once an
@@ -2211,9 +2217,51 @@ fn literal_blankness(node: &Node) -> Option<Blankness> {
         Node::False => (false, true),
         Node::Str(s) => (false, s.trim().is_empty()),
         Node::True | Node::Int(_) | Node::Float(_) | Node::Sym(_) => (false, false),
+        // A class or module (`Stream::Activity`, bound from a call that passes it) is
+        // never nil; a value constant (`DEBUG`, `DEFAULT_LIMIT`) may be anything.
+        Node::Const { path, .. } if class_like(path) => (false, false),
         _ => return None,
     };
     Some(Blankness { nil, blank })
+}
+
+/// Whether a constant path names a class or module by Ruby's convention: its last segment
+/// is CamelCase (`Activity`, `Stream::Activity`), not a SCREAMING_CASE value.
+pub(super) fn class_like(path: &str) -> bool {
+    let last = path.rsplit("::").next().unwrap_or(path);
+    last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// `:datetime == :date`, `Photo == Post`: an equality between two values known where
+/// they are written (a literal or class bound from the one call that reaches a helper).
+/// `None` when either side is not such a value, or when Ruby could answer either way
+/// (`1 == 1.0`, `Post == ::Post`).
+fn literal_equality(a: &Node, b: &Node) -> Option<bool> {
+    use std::mem::discriminant;
+    match (a, b) {
+        (Node::Const { path: x, .. }, Node::Const { path: y, .. }) => {
+            if x == y {
+                Some(true)
+            } else {
+                let last = |p: &str| p.rsplit("::").next().unwrap_or(p).to_string();
+                (class_like(x) && class_like(y) && last(x) != last(y)).then_some(false)
+            }
+        }
+        (Node::Int(_) | Node::Float(_), Node::Int(_) | Node::Float(_))
+            if discriminant(a) != discriminant(b) =>
+        {
+            None
+        }
+        _ if literal_blankness(a).is_some()
+            && literal_blankness(b).is_some()
+            && !matches!(a, Node::Const { .. })
+            && !matches!(b, Node::Const { .. }) =>
+        {
+            Some(a == b)
+        }
+        _ => None,
+    }
 }
 
 /// The statements of a body or branch.
