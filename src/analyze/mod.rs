@@ -458,7 +458,7 @@ fn analyze_method(
     let mut stmts = method
         .body
         .as_deref()
-        .map(flow::statements)
+        .map(|body| flow::statements(&flow::without_shims(body)))
         .unwrap_or_default();
     // An action runs its filters first; a filter (or handler) is a unit of its own.
     if action && !filter {

@@ -99,7 +99,7 @@ impl Walker<'_> {
                     })
             });
             let mut inlined: Vec<Node> = Vec::new();
-            let stmts = without_returns(statements(body));
+            let stmts = without_returns(statements(&super::shim::rewrite(body)));
             for stmt in &stmts {
                 let done = substitute_params(stmt, &bound);
                 // `clear_feature = options.fetch(:clear, false)`, never set again: the

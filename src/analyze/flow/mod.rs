@@ -37,6 +37,8 @@ mod inline;
 mod loops;
 mod ranges;
 mod rescue;
+mod shim;
+pub use shim::without_shims;
 pub mod spaceship;
 
 /// The outcome of an empty branch in the middle of a method.
