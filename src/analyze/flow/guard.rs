@@ -125,8 +125,14 @@ pub(crate) fn memoized(node: &If) -> bool {
         Node::Ivar(n) => n == name,
         Node::Other { text, .. } => text.replace(' ', "") == format!("defined?(@{name})"),
         Node::Call(c) => {
-            matches!(c.recv.as_ref(), Some(Node::Ivar(n)) if n == name)
-                && matches!(c.name.as_str(), "present?" | "nil?")
+            (matches!(c.recv.as_ref(), Some(Node::Ivar(n)) if n == name)
+                && matches!(c.name.as_str(), "present?" | "nil?"))
+                // `return @branch if instance_variable_defined?(:@branch)`: memoizes a
+                // nil answer too.
+                || (c.name == "instance_variable_defined?"
+                    && matches!(c.recv, None | Some(Node::SelfRef))
+                    && matches!(c.args.as_slice(), [Node::Sym(n) | Node::Str(n)]
+                        if n.strip_prefix('@') == Some(name.trim_start_matches('@'))))
         }
         _ => false,
     };
@@ -188,6 +194,34 @@ mod tests {
             "summary",
         );
         assert_eq!(m.characteristics.len(), 1);
+    }
+
+    #[test]
+    fn a_value_memoized_even_when_nil_is_no_context() {
+        // A release helper reading the branch from a file once, nil included.
+        let src = "module Release
+  def self.branch
+    return @branch if instance_variable_defined?(:@branch)
+
+    @branch = File.exist?(\"BRANCH\") ? File.read(\"BRANCH\").strip : nil
+  end
+end
+";
+        let m = analyze_one(src, "branch");
+        let names: Vec<String> = m.characteristics.iter().map(|c| c.name.clone()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names.iter().all(|n| !n.contains("defined")), "{names:?}");
+        // Another variable's definedness is a question.
+        let m = analyze_one(
+            &src.replace("defined?(:@branch)", "defined?(:@tag)"),
+            "branch",
+        );
+        assert_eq!(
+            m.characteristics.len(),
+            2,
+            "{:?}",
+            crate::analyze::tests::flat(&m)
+        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::analyze::rules::Rule;
 impl Walker<'_> {
     /// The statements to walk instead of `stmt` when it calls a private method whose body
     /// decides something: that body (returns read as branches), then `stmt`.
-    pub fn inline_private(&mut self, stmt: &Node) -> Option<Vec<Node>> {
+    pub fn inline_private(&mut self, stmt: &Node, tail_value: bool) -> Option<Vec<Node>> {
         let bare_call = matches!(stmt, Node::Call(_));
         let mut candidates: Vec<(String, Vec<Node>)> = Vec::new();
         match stmt {
@@ -179,6 +179,12 @@ impl Walker<'_> {
                         return Some(inlined);
                     }
                 }
+            }
+            // `attribute_associated attributes` as the method's last statement: the
+            // helper's last value is what the method returns, its choices the method's
+            // (the `key if field.associative?` its `map` keeps).
+            if tail_value && matches!(stmt, Node::Call(c) if called(c)) && !inlined.is_empty() {
+                return Some(inlined);
             }
             inlined.push(stmt.clone());
             return Some(inlined);
@@ -911,11 +917,14 @@ fn decides(node: &Node) -> bool {
     match node {
         Node::If(_) | Node::Case(_) | Node::Loop { .. } => true,
         Node::Begin(b) => !b.rescues.is_empty() || statements(&b.body).iter().any(decides),
+        // `attributes.map { |key| key if field.associative? }.compact`: a block that
+        // decides, on the call or on a receiver it chains from.
         Node::Call(c) => {
             c.safe_nav
                 || c.block
                     .as_ref()
                     .is_some_and(|b| statements(&b.body).iter().any(decides))
+                || c.recv.as_ref().is_some_and(decides)
         }
         Node::Assign { value, .. }
         | Node::Return {
@@ -1230,5 +1239,34 @@ mod tests {
         // A value constant may be anything: the question stays.
         let m = analyze_one(src, "limit");
         assert_eq!(m.characteristics.len(), 1, "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn a_helper_returned_last_gives_its_choices_and_value_to_the_method() {
+        // A dashboard keeping the associative attributes through a private helper whose
+        // `map` block keeps some keys (`.compact` after it).
+        let src = "class Dashboard\n  def item_associations\n    attributes = show_page_attributes\n    attribute_associated attributes\n  end\n\n  private\n\n  def attribute_associated(attributes)\n    attributes.map do |key|\n      field = attribute_type_for(key)\n\n      key if field.associative?\n    end.compact\n  end\nend\n";
+        let m = analyze_one(src, "item_associations");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["field_associative"], "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn a_memoized_begin_block_is_walked_for_what_its_value_decides() {
+        // A namespace's routes, computed once: the memo is no context, the filter is.
+        let src = "class Namespace\n  def routes\n    @routes ||= begin\n      prefix = \"#{namespace}/\".freeze\n      Rails.application.routes.routes.filter_map do |route|\n        next unless route.defaults[:controller]&.start_with?(prefix)\n\n        [route.defaults[:controller].delete_prefix(prefix), route.defaults[:action]]\n      end\n    end\n  end\nend\n";
+        let m = analyze_one(src, "routes");
+        assert!(
+            m.characteristics
+                .iter()
+                .any(|c| c.name.contains("start_with")),
+            "{:?}",
+            flat(&m)
+        );
+        assert!(
+            m.characteristics.iter().all(|c| !c.name.contains("routes")),
+            "{:?}",
+            flat(&m)
+        );
     }
 }

@@ -387,7 +387,7 @@ impl<'a> Walker<'a> {
         for (i, stmt) in stmts.iter().enumerate() {
             let rest = stmts.get(i + 1..).unwrap_or_default();
             self.record_assignment(stmt);
-            if let Some(spliced) = self.inline_private(stmt) {
+            if let Some(spliced) = self.inline_private(stmt, rest.is_empty() && tail) {
                 let mut all = spliced;
                 all.extend_from_slice(rest);
                 return self.seq(&all, at, tail);
@@ -462,6 +462,30 @@ impl<'a> Walker<'a> {
                     let mut all = statements(&b.body);
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
+                }
+                // `@routes ||= begin prefix = ...; routes.filter_map { ... } end`: the
+                // block's statements run in order, and its last value is assigned (the
+                // memo itself is no context; what the value decides is).
+                Node::Assign {
+                    target,
+                    op,
+                    value,
+                    line,
+                } if matches!(value.as_ref(), Node::Seq(items) if items.len() > 1) => {
+                    // (A plain `begin ... end` is read as its statements.)
+                    if let Node::Seq(items) = value.as_ref() {
+                        let mut all = items.clone();
+                        if let Some(last) = all.pop() {
+                            all.push(Node::Assign {
+                                target: target.clone(),
+                                op: op.clone(),
+                                value: Box::new(last),
+                                line: *line,
+                            });
+                        }
+                        all.extend_from_slice(rest);
+                        return self.seq(&all, at, tail);
+                    }
                 }
                 Node::Return {
                     value: Some(v),

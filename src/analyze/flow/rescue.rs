@@ -170,7 +170,8 @@ mod tests {
         );
         assert_eq!(
             flat(&m),
-            vec!["1 out_failed [boolean] true:failed out => returns nil | false:NOT failed out -> runs \"diff\""]
+            // The helper's value is the method's: it returns the command's lines.
+            vec!["1 out_failed [boolean] true:failed out => returns nil | false:NOT failed out -> returns out lines"]
         );
         assert!(
             m.notes.iter().any(|n| n.starts_with("J19: ")),
