@@ -183,7 +183,12 @@ impl Walker<'_> {
             // `attribute_associated attributes` as the method's last statement: the
             // helper's last value is what the method returns, its choices the method's
             // (the `key if field.associative?` its `map` keeps).
-            if tail_value && matches!(stmt, Node::Call(c) if called(c)) && !inlined.is_empty() {
+            // A call that gives a block keeps its place: the block's body is the caller's
+            // own code, run where the helper yields.
+            if tail_value
+                && matches!(stmt, Node::Call(c) if called(c) && c.block.is_none())
+                && !inlined.is_empty()
+            {
                 return Some(inlined);
             }
             inlined.push(stmt.clone());
@@ -1265,6 +1270,35 @@ mod tests {
         );
         assert!(
             m.characteristics.iter().all(|c| !c.name.contains("routes")),
+            "{:?}",
+            flat(&m)
+        );
+    }
+
+    #[test]
+    fn a_helper_given_a_block_last_keeps_the_blocks_questions() {
+        // A job destroyed under the lock a private helper takes: the guard is the
+        // block's, the caller's own code.
+        let src = "class Job\n  def destroy_job\n    with_appropriate_lock do\n      raise ActionForStateMismatchError if finished_at.blank?\n\n      destroy\n    end\n  end\n\n  private\n\n  def with_appropriate_lock\n    if self.class.effective_lock_strategy == :skiplocked\n      transaction do\n        reload(lock: \"FOR NO KEY UPDATE\")\n        yield true\n      end\n    else\n      advisory_lock { yield false }\n    end\n  end\nend\n";
+        let m = analyze_one(src, "destroy_job");
+        assert!(
+            m.characteristics
+                .iter()
+                .any(|c| c.name.contains("finished_at")),
+            "{:?}",
+            flat(&m)
+        );
+    }
+
+    #[test]
+    fn what_an_ensure_decides_is_the_methods() {
+        // A claim that always releases the claimed record, when there is one still locked.
+        let src = "class Job\n  def self.with_claim(locked_by_id)\n    record = unscoped.claim(locked_by_id).first\n    begin\n      yield(record)\n    ensure\n      record.update(locked_by_id: nil) if record && !record.destroyed?\n    end\n  end\nend\n";
+        let m = analyze_one(src, "with_claim");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert!(names.contains(&"record"), "{:?}", flat(&m));
+        assert!(
+            names.iter().any(|n| n.contains("destroyed")),
             "{:?}",
             flat(&m)
         );

@@ -459,7 +459,20 @@ impl<'a> Walker<'a> {
                 Node::Case(case) => return self.case(case, rest, at, tail),
                 Node::Begin(b) if !b.rescues.is_empty() => return self.rescue(b, rest, at, tail),
                 Node::Begin(b) => {
-                    let mut all = statements(&b.body);
+                    // `begin yield(record) ensure record.update(...) if record && ...
+                    // end`: the `ensure` runs on every path, and what it decides is the
+                    // method's. As the method's last statement it is read before the
+                    // body, whose value the method returns; elsewhere after it.
+                    let ensure = b.ensure.as_ref().map(statements).unwrap_or_default();
+                    let mut all = if rest.is_empty() && tail && !ensure.is_empty() {
+                        let mut first = ensure;
+                        first.extend(statements(&b.body));
+                        first
+                    } else {
+                        let mut body = statements(&b.body);
+                        body.extend(ensure);
+                        body
+                    };
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
                 }
