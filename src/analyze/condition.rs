@@ -478,8 +478,30 @@ pub(super) fn flag(name: &str) -> Spec {
 
 /// A boolean whose true value reads `truthy` and whose false value reads `NOT truthy`.
 fn yes_no(name: String, description: String, truthy: String) -> Spec {
-    let falsy = format!("NOT {truthy}");
+    let falsy = not_phrase(&truthy);
     boolean(name, description, truthy, falsy)
+}
+
+/// `NOT truthy`; a predicate that says NOT itself (`value_not_text?`: "value NOT text")
+/// loses its one NOT instead ("value text"), never "NOT value NOT text".
+pub(crate) fn not_phrase(truthy: &str) -> String {
+    let words: Vec<&str> = truthy.split(' ').collect();
+    let nots: Vec<usize> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.eq_ignore_ascii_case("not"))
+        .map(|(i, _)| i)
+        .collect();
+    match nots.as_slice() {
+        [only] if words.len() > 1 => words
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i != only)
+            .map(|(_, w)| *w)
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => format!("NOT {truthy}"),
+    }
 }
 
 /// A boolean with the words of each value.
@@ -592,7 +614,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
                 ("any?", Some(positive)) => format!("all {subject}{positive}"),
                 ("any?", None) => format!("no {subject}{test}"),
                 ("none?", None) => format!("some {subject}{test}"),
-                _ => format!("NOT {truthy}"),
+                _ => not_phrase(&truthy),
             };
             return Some(Spec {
                 name: identifier(&format!("{quantifier}_{subject}")),
@@ -642,7 +664,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
                     truthy.replacen(" NOT matching ", " matching ", 1),
                 )
             } else {
-                (truthy.clone(), format!("NOT {truthy}"))
+                (truthy.clone(), not_phrase(&truthy))
             };
             return Some(Spec {
                 name: identifier(&format!("{subject}_matches")),
@@ -1100,6 +1122,18 @@ pub fn when_value(node: &Node) -> (Value, String) {
 mod tests {
     use super::*;
     use crate::index::{extract_with, ExtractOptions};
+
+    #[test]
+    fn a_predicate_that_says_not_is_negated_without_a_double_not() {
+        let spec = cond_spec("value_not_text?(payment)");
+        assert_eq!(spec.truthy.description, "value not text");
+        assert_eq!(spec.falsy.description, "value text");
+        let spec = cond_spec("user.active?");
+        assert_eq!(
+            spec.falsy.description,
+            format!("NOT {}", spec.truthy.description)
+        );
+    }
 
     fn cond_spec(expr: &str) -> Spec {
         let src = format!(
