@@ -485,22 +485,16 @@ fn yes_no(name: String, description: String, truthy: String) -> Spec {
 /// `NOT truthy`; a predicate that says NOT itself (`value_not_text?`: "value NOT text")
 /// loses its one NOT instead ("value text"), never "NOT value NOT text".
 pub(crate) fn not_phrase(truthy: &str) -> String {
+    let is_not = |w: &str| w.eq_ignore_ascii_case("not");
     let words: Vec<&str> = truthy.split(' ').collect();
-    let nots: Vec<usize> = words
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.eq_ignore_ascii_case("not"))
-        .map(|(i, _)| i)
-        .collect();
-    match nots.as_slice() {
-        [only] if words.len() > 1 => words
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| i != only)
-            .map(|(_, w)| *w)
+    if words.len() > 1 && words.iter().filter(|w| is_not(w)).count() == 1 {
+        words
+            .into_iter()
+            .filter(|w| !is_not(w))
             .collect::<Vec<_>>()
-            .join(" "),
-        _ => format!("NOT {truthy}"),
+            .join(" ")
+    } else {
+        format!("NOT {truthy}")
     }
 }
 

@@ -165,30 +165,26 @@ impl Walker<'_> {
                     }
                 }
             }
-            // `return by_association(relation)`: the helper's value on each of its paths
-            // is what the method returns (a plain `relation` on one path returns the
-            // relation, not "the by association").
-            if let Node::Return {
-                value: Some(value),
-                line,
-            } = stmt
-            {
-                if matches!(value.as_ref(), Node::Call(c) if called(c)) {
-                    if let Some(last) = inlined.pop() {
-                        inlined.push(super::wrap_returns(&last, *line));
-                        return Some(inlined);
-                    }
+            // The helper's value is the method's: `return by_association(relation)`
+            // returns it on each of its paths (a plain `relation` on one path returns the
+            // relation, not "the by association"), and so does `attribute_associated
+            // attributes` as the method's last statement, whose choices (the `key if
+            // field.associative?` its `map` keeps) are the method's. A call that gives a
+            // block keeps its place: the block is the caller's own code, run where the
+            // helper yields.
+            let returned = match stmt {
+                Node::Return {
+                    value: Some(value),
+                    line,
+                } if matches!(value.as_ref(), Node::Call(c) if called(c)) => Some(Some(*line)),
+                Node::Call(c) if tail_value && called(c) && c.block.is_none() => Some(None),
+                _ => None,
+            };
+            if let (Some(line), Some(last)) = (returned, inlined.last().cloned()) {
+                if let Some(line) = line {
+                    inlined.pop();
+                    inlined.push(super::wrap_returns(&last, line));
                 }
-            }
-            // `attribute_associated attributes` as the method's last statement: the
-            // helper's last value is what the method returns, its choices the method's
-            // (the `key if field.associative?` its `map` keeps).
-            // A call that gives a block keeps its place: the block's body is the caller's
-            // own code, run where the helper yields.
-            if tail_value
-                && matches!(stmt, Node::Call(c) if called(c) && c.block.is_none())
-                && !inlined.is_empty()
-            {
                 return Some(inlined);
             }
             inlined.push(stmt.clone());
@@ -774,7 +770,7 @@ const LITERAL_BLOCK: &str = "&{}";
 
 /// A literal a call can fix a parameter to: `true`, `false`, `nil`, a number, a string or
 /// a symbol.
-fn is_literal(n: &Node) -> bool {
+pub(super) fn is_literal(n: &Node) -> bool {
     matches!(
         n,
         Node::True

@@ -2277,28 +2277,14 @@ pub(super) fn class_like(path: &str) -> bool {
 /// `None` when either side is not such a value, or when Ruby could answer either way
 /// (`1 == 1.0`, `Post == ::Post`).
 fn literal_equality(a: &Node, b: &Node) -> Option<bool> {
-    use std::mem::discriminant;
+    let last = |p: &'_ str| p.rsplit("::").next().unwrap_or(p).to_owned();
     match (a, b) {
+        (Node::Const { path: x, .. }, Node::Const { path: y, .. }) if x == y => Some(true),
         (Node::Const { path: x, .. }, Node::Const { path: y, .. }) => {
-            if x == y {
-                Some(true)
-            } else {
-                let last = |p: &str| p.rsplit("::").next().unwrap_or(p).to_string();
-                (class_like(x) && class_like(y) && last(x) != last(y)).then_some(false)
-            }
+            (class_like(x) && class_like(y) && last(x) != last(y)).then_some(false)
         }
-        (Node::Int(_) | Node::Float(_), Node::Int(_) | Node::Float(_))
-            if discriminant(a) != discriminant(b) =>
-        {
-            None
-        }
-        _ if literal_blankness(a).is_some()
-            && literal_blankness(b).is_some()
-            && !matches!(a, Node::Const { .. })
-            && !matches!(b, Node::Const { .. }) =>
-        {
-            Some(a == b)
-        }
+        (Node::Int(_), Node::Float(_)) | (Node::Float(_), Node::Int(_)) => None,
+        _ if inline::is_literal(a) && inline::is_literal(b) => Some(a == b),
         _ => None,
     }
 }

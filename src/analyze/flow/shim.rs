@@ -60,19 +60,9 @@ fn is_shim(i: &crate::index::body::If) -> bool {
     let other = els.statements();
     let computed = match other.as_slice() {
         [only] => {
-            !matches!(
-                only,
-                Node::Nil
-                    | Node::True
-                    | Node::False
-                    | Node::Int(_)
-                    | Node::Float(_)
-                    | Node::Str(_)
-                    | Node::Sym(_)
-                    | Node::Array(_)
-                    | Node::Hash(_)
-                    | Node::Return { .. }
-            ) && Some(only) != test.recv.as_ref()
+            !super::inline::is_literal(only)
+                && !matches!(only, Node::Array(_) | Node::Hash(_) | Node::Return { .. })
+                && Some(only) != test.recv.as_ref()
                 && !matches!(only, Node::Call(c) if c.recv.is_none() && matches!(c.name.as_str(), "raise" | "fail" | "throw"))
         }
         _ => false,
