@@ -77,6 +77,11 @@ impl Walker<'_> {
         if node.unless || node.ternary {
             return None;
         }
+        if let Some(guarded) = safe_chain_guarded(node) {
+            // `if token&.revoked? ... elsif token&.expired? ... else ... end`: a missing
+            // token takes the `else`; a present one is one of the kinds.
+            return Some(self.branch(&guarded, rest, at, tail));
+        }
         let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
         let mut subject: Option<Node> = None;
         let mut current = node;
@@ -168,6 +173,11 @@ impl Walker<'_> {
     pub fn equality_chain(&mut self, node: &If, rest: &[Node], at: At, tail: bool) -> Option<End> {
         if node.unless || node.ternary {
             return None;
+        }
+        if let Some(guarded) = safe_chain_guarded(node) {
+            // `if token&.revoked? ... elsif token&.expired? ... else ... end`: a missing
+            // token takes the `else`; a present one is one of the kinds.
+            return Some(self.branch(&guarded, rest, at, tail));
         }
         let mut arms: Vec<(Vec<(Value, String)>, Node)> = Vec::new();
         let mut subject: Option<Node> = None;
@@ -496,6 +506,61 @@ impl Walker<'_> {
 
 /// `a && b && c` → (`a`, `b && c`): the first test and what the rest adds (`None` for a
 /// condition that is no `&&`).
+/// `if x&.a? ... elsif x&.b? ... else e end` (every test a predicate of one receiver, at
+/// least one through `&.`) as `if x then (if x.a? ... elsif x.b? ... else e end) else e
+/// end`: `nil&.a?` is nil, so a missing `x` takes the `else`. `None` for anything else.
+fn safe_chain_guarded(node: &If) -> Option<If> {
+    /// `node` without its `&.`s, the chain's last `else`, whether any test used `&.`.
+    fn plain(node: &If, receiver: &mut Option<Node>) -> Option<(If, Option<Node>, bool)> {
+        let Node::Call(c) = &node.cond else {
+            return None;
+        };
+        if !c.name.ends_with('?') || c.block.is_some() {
+            return None;
+        }
+        let recv = c.recv.as_ref()?;
+        match receiver {
+            None => *receiver = Some(recv.clone()),
+            Some(r) if r.render() == recv.render() => {}
+            Some(_) => return None,
+        }
+        let mut out = node.clone();
+        let mut call = (**c).clone();
+        call.safe_nav = false;
+        out.cond = Node::Call(Box::new(call));
+        match &node.els {
+            Some(Node::If(next)) if next.elsif && !next.unless => {
+                let (rest, els, safe) = plain(next, receiver)?;
+                out.els = Some(Node::If(Box::new(rest)));
+                Some((out, els, safe || c.safe_nav))
+            }
+            other => Some((out, other.clone(), c.safe_nav)),
+        }
+    }
+    let mut receiver = None;
+    let (plain, els, any_safe) = plain(node, &mut receiver)?;
+    // One `if x&.a?` is `x && x.a?` (see `condition`); a chain is one enum under `x`.
+    let chained = matches!(&node.els, Some(Node::If(next)) if next.elsif);
+    if !any_safe || !chained {
+        return None;
+    }
+    let receiver = receiver?;
+    if !matches!(receiver, Node::Lvar(_) | Node::Ivar(_) | Node::Call(_)) {
+        return None;
+    }
+    Some(If {
+        cond: receiver,
+        then: Node::If(Box::new(plain)),
+        els,
+        unless: false,
+        modifier: false,
+        ternary: false,
+        elsif: false,
+        lines: node.lines,
+        cond_line: node.cond_line,
+    })
+}
+
 fn first_and_rest(cond: &Node) -> (Node, Option<Node>) {
     match cond {
         Node::And(left, right) => {
@@ -636,6 +701,26 @@ mod tests {
             "author_link",
         );
         assert_eq!(m.characteristics.len(), 2, "{:?}", flat(&m));
+    }
+
+    #[test]
+    fn a_safe_navigated_predicate_chain_asks_for_the_object_first() {
+        // `nil&.revoked?` is nil: a missing token takes the `else`, a present one is one
+        // of the kinds.
+        let m = analyze_one(
+            "class TokenResponse\n  def self.from_token(token)\n    reason = if token&.revoked?\n               :revoked\n             elsif token&.expired?\n               :expired\n             else\n               :unknown\n             end\n    new(reason: reason)\n  end\nend\n",
+            "from_token",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        assert!(plan[0].starts_with("1 token [presence]"), "{plan:?}");
+        assert!(plan[0].contains("nil:"), "{plan:?}");
+        assert!(
+            plan[1].starts_with("2 token_kind [enum] revoked:"),
+            "{plan:?}"
+        );
+        assert!(plan[1].contains("expired:"), "{plan:?}");
+        assert_eq!(m.characteristics[1].parent, Some(0));
     }
 
     #[test]

@@ -285,6 +285,14 @@ impl Walker<'_> {
                 *line,
             ),
             Node::Not(a) => Node::Not(Box::new(self.expand_in(a, expanded, depth + 1))),
+            Node::If(i) if i.ternary => Node::If(Box::new(If {
+                cond: self.expand_in(&i.cond, expanded, depth + 1),
+                els: i
+                    .els
+                    .as_ref()
+                    .map(|e| self.expand_in(e, expanded, depth + 1)),
+                ..(**i).clone()
+            })),
             other => other.clone(),
         }
     }
@@ -353,9 +361,29 @@ fn predicate_test(stmts: &[Node]) -> Option<Node> {
     let rest_test = predicate_test(rest)?;
     let exits_when = |t: Node| if i.unless { Node::Not(Box::new(t)) } else { t };
     let cond = exits_when(i.cond.clone());
-    match v.as_ref() {
-        Node::False | Node::Nil => Some(Node::And(Box::new(negate(cond)), Box::new(rest_test))),
-        Node::True => Some(Node::Or(Box::new(cond), Box::new(rest_test), i.cond_line)),
+    // A run of guards ending in a bare `true` (`return false unless advert; true`) tests
+    // the guards alone: the literal is no condition of its own.
+    match (v.as_ref(), &rest_test) {
+        (Node::False | Node::Nil, Node::True) => Some(negate(cond)),
+        (Node::False | Node::Nil, _) => {
+            Some(Node::And(Box::new(negate(cond)), Box::new(rest_test)))
+        }
+        (Node::True, Node::False | Node::Nil) => Some(cond),
+        // `return true if preview` before more guards: the guards after it are asked
+        // only when it does not hold, one under the other, as the helper reads (a
+        // choice, not one `a || b` boolean).
+        (Node::True, _) if rest.len() > 1 => Some(Node::If(Box::new(If {
+            cond,
+            then: Node::True,
+            els: Some(rest_test),
+            unless: false,
+            modifier: false,
+            ternary: true,
+            elsif: false,
+            lines: i.lines,
+            cond_line: i.cond_line,
+        }))),
+        (Node::True, _) => Some(Node::Or(Box::new(cond), Box::new(rest_test), i.cond_line)),
         _ => None,
     }
 }
@@ -434,6 +462,7 @@ fn combines(node: &Node) -> bool {
     match node {
         Node::And(..) | Node::Or(..) => true,
         Node::Not(inner) => combines(inner),
+        Node::If(i) => i.ternary,
         Node::Call(c) => c.safe_nav || c.recv.as_ref().is_some_and(combines),
         _ => false,
     }
@@ -1059,6 +1088,32 @@ mod tests {
         let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["user", "user_credential"], "{:?}", flat(&m));
         assert_eq!(m.characteristics[0].source_line, "13");
+    }
+
+    #[test]
+    fn a_guard_run_predicate_asks_its_guards_one_under_the_other() {
+        // `return true if preview` passes the rest by; each later guard is asked only when
+        // the ones before it let the check go on, and the final `true` is no condition.
+        let m = analyze_one(
+            "class AdvertComponent < ViewComponent::Base\n  def to_s\n    return nil unless show_advert?\n\n    render(advert)\n  end\n\n  private\n\n  def show_advert?\n    return true if preview\n    return false unless advert\n    return false if current_user&.hide_adverts?\n\n    true\n  end\nend\n",
+            "to_s",
+        );
+        let plan: Vec<(String, u32, Option<usize>)> = m
+            .characteristics
+            .iter()
+            .map(|c| (c.name.clone(), c.level, c.parent))
+            .collect();
+        assert_eq!(
+            plan,
+            vec![
+                ("preview".to_string(), 1, None),
+                ("advert".to_string(), 2, Some(0)),
+                ("current_user".to_string(), 3, Some(1)),
+                ("current_user_hide_adverts".to_string(), 4, Some(2)),
+            ],
+            "{:?}",
+            flat(&m)
+        );
     }
 
     #[test]

@@ -392,6 +392,12 @@ impl<'a> Walker<'a> {
                 all.extend_from_slice(rest);
                 return self.seq(&all, at, tail);
             }
+            if let Some(test) = self.returned_safe_predicate(stmt, rest.is_empty() && tail) {
+                // `def valid_token?; token&.acceptable?(scopes); end`: nil, true or false.
+                let line = stmt.line().unwrap_or(self.cx.method.line_range.0);
+                let synthetic = If::ternary(test, Node::True, Node::False, line);
+                return self.branch(&synthetic, &[], at, tail);
+            }
             if let Some(converted) = Walker::safe_nav_statement(stmt) {
                 let mut all = vec![converted];
                 all.extend_from_slice(rest);
@@ -664,6 +670,18 @@ impl<'a> Walker<'a> {
                 sets: None,
             }
         }
+    }
+
+    /// `x&.pred?(...)` returned by a predicate method: `x && x.pred?(...)`, a missing `x`
+    /// and the predicate's two answers (three outcomes a spec tells apart).
+    fn returned_safe_predicate(&self, stmt: &Node, returned: bool) -> Option<Node> {
+        let Node::Call(c) = stmt else { return None };
+        if !returned || !c.safe_nav || !c.name.ends_with('?') || !self.cx.method.name.ends_with('?')
+        {
+            return None;
+        }
+        let (recv, plain) = super::flow::blocks::safe_chain(stmt)?;
+        Some(Node::And(Box::new(recv), Box::new(plain)))
     }
 
     /// Whether the method returns the value of a condition: a compound or comparison
@@ -2657,6 +2675,22 @@ mod tests {
             vec!["1 candidates [presence] present:candidates present -> returns whether exists | nil:candidates missing => returns false"]
         );
         assert_eq!(flat(&analyze_one(src, "both?")).len(), 2);
+    }
+
+    #[test]
+    fn a_predicate_returning_a_safe_navigated_predicate_has_three_outcomes() {
+        let src = "module TokenHelpers\n  def valid_token?\n    token&.acceptable?(@scopes)\n  end\n\n  def token_name\n    token&.name\n  end\nend\n";
+        let m = analyze_one(src, "valid_token?");
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        assert!(plan[0].starts_with("1 token [presence]"), "{plan:?}");
+        assert!(plan[0].contains("=> returns false"), "{plan:?}");
+        assert!(
+            plan[1].starts_with("2 token_acceptable [boolean]"),
+            "{plan:?}"
+        );
+        // A value, not a predicate: present or missing.
+        assert_eq!(flat(&analyze_one(src, "token_name")).len(), 1);
     }
 
     #[test]
