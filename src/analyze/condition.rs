@@ -262,6 +262,20 @@ pub fn spec(cond: &Node, env: &TypeEnv, lookup: &Lookup) -> Spec {
             read.name = "[]".to_string();
             spec(&Node::Call(Box::new(read)), env, lookup)
         }
+        // `instance_variable_defined?(:@client_authentication)`: whether the option was
+        // set at all (a configuration DSL's "configured" test).
+        Node::Call(call)
+            if call.name == "instance_variable_defined?"
+                && matches!(call.recv, None | Some(Node::SelfRef))
+                && matches!(call.args.as_slice(), [Node::Sym(_)]) =>
+        {
+            let ivar = match call.args.as_slice() {
+                [Node::Sym(ivar)] => ivar.trim_start_matches('@'),
+                _ => "",
+            };
+            let said = format!("{} set", words(ivar));
+            yes_no(identifier(&said), format!("whether {said}"), said)
+        }
         // A boolean column (`if prerelease`, `if user.admin`): Rails defines its `?`
         // reader, and a spec sets it to true or false, not to nil.
         Node::Call(call)

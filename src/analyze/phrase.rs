@@ -581,6 +581,10 @@ fn call_noun(c: &Call, d: usize) -> String {
     if name == "[]" {
         return index_noun(recv, &c.args, d);
     }
+    // `options.delete(:size)`, `opts.fetch(:size, 32)`: the option read (and taken out).
+    if matches!(name, "delete" | "fetch") && matches!(c.args.first(), Some(Node::Sym(_))) {
+        return index_noun(recv, c.args.get(..1).unwrap_or_default(), d);
+    }
     // `(grouped[group] ||= [])` as a value: the element it sets.
     if let (true, Some((_, keys))) = (name == "[]=", c.args.split_last()) {
         if !keys.is_empty() {
@@ -915,6 +919,13 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
     Some(match name {
         "==" | "===" | "eql?" | "equal?" => format!("{} equal to {}", subject(), arg(0)?),
         "!=" => format!("{} NOT equal to {}", subject(), arg(0)?),
+        // `instance_variable_defined?(:@client_authentication)`: the option was set.
+        "instance_variable_defined?" => match c.args.first() {
+            Some(Node::Sym(ivar)) => {
+                with_subject(format!("{} set", words(ivar.trim_start_matches('@'))))
+            }
+            _ => return None,
+        },
         ">" => format!("{} above {}", subject(), arg(0)?),
         ">=" => format!("{} at least {}", subject(), arg(0)?),
         "<" => format!("{} below {}", subject(), arg(0)?),
@@ -1290,6 +1301,9 @@ mod tests {
         for (src, expected) in [
             ("params[:page]", "page param"),
             ("@params[:display_name]", "display name param"),
+            ("options.delete(:size)", "size option"),
+            ("opts.fetch(:size, 32)", "size option"),
+            ("name.delete(\"-\")", "the cleaned name"),
             ("session[:user_id]", "session user id"),
             ("hat.link", "hat link"),
             ("User.current", "current user"),

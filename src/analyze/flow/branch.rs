@@ -317,7 +317,7 @@ impl Walker<'_> {
     /// the method ends in conditionals of its own: they end the way the method does, with
     /// what they set (J10, filled in once the walk ends), not with "does nothing more",
     /// which would say the rest does not run.
-    fn leave_to_final_outcome(&mut self, slot: super::Slot, sets: Option<&str>) {
+    pub(super) fn leave_to_final_outcome(&mut self, slot: super::Slot, sets: Option<&str>) {
         if let Some(sets) = sets {
             self.leaf_sets.retain(|(s, _)| *s != slot);
             self.leaf_sets.push((slot, sets.to_string()));

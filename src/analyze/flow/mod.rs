@@ -173,6 +173,12 @@ pub struct Walker<'a> {
     /// what they return (see [`discarded_calls`]). Found on first need: most methods
     /// never ask.
     discarded: std::cell::OnceCell<std::collections::HashSet<(u32, String)>>,
+    /// The lines of the logging-only conditionals that are a warning method's contract
+    /// ([`warning_conditionals`]). Found on first need.
+    warnings: std::cell::OnceCell<std::collections::HashSet<u32>>,
+    /// Locals a `rescue` sets to nil and the method then tests for presence, with the
+    /// clauses' lines: the test's characteristic is the error's too.
+    rescued_nil: std::collections::HashMap<String, Vec<(u32, String)>>,
 }
 
 /// `HgCommandAborted` of `Redmine::Scm::Adapters::HgCommandAborted` (and of `*Errors`).
@@ -294,6 +300,8 @@ impl<'a> Walker<'a> {
             leaf_sets: Vec::new(),
             lifted: Vec::new(),
             discarded: std::cell::OnceCell::new(),
+            warnings: std::cell::OnceCell::new(),
+            rescued_nil: std::collections::HashMap::new(),
         }
     }
 
@@ -409,7 +417,10 @@ impl<'a> Walker<'a> {
             if let Node::If(cond) = stmt {
                 // A conditional that only logs or reports decides nothing a spec asserts:
                 // the method goes on the same way.
-                if logging_only(&cond.then) && cond.els.as_ref().is_none_or(logging_only) {
+                if logging_only(&cond.then)
+                    && cond.els.as_ref().is_none_or(logging_only)
+                    && !self.warns_here(cond.cond_line)
+                {
                     return self.seq(rest, at, tail);
                 }
                 if let Some(taken) = assume_loaded(cond) {
@@ -481,6 +492,75 @@ impl<'a> Walker<'a> {
                     };
                     all.extend_from_slice(rest);
                     return self.seq(&all, at, tail);
+                }
+                // `uri = begin URI.parse(s) rescue URI::InvalidURIError nil end` (and
+                // `uri = URI.parse(s) rescue nil`): the error is a context of the method,
+                // each way of ending assigns the variable, and the method goes on after.
+                Node::Assign {
+                    target,
+                    op: crate::index::body::AssignOp::Set,
+                    value,
+                    line,
+                } if matches!(value.as_ref(), Node::Begin(b) if !b.rescues.is_empty()) => {
+                    if let Node::Begin(b) = value.as_ref() {
+                        // `body = JSON.parse(s) rescue nil` then `body&.dig("error")`: the
+                        // missing value the test reads is the error; one characteristic,
+                        // the test's, says both.
+                        if let (crate::index::body::Target::Lvar(name), true) =
+                            (target, b.rescues.iter().all(|r| gives_nil(&r.body)))
+                        {
+                            if tests_presence(rest, name) && b.els.is_none() && b.ensure.is_none() {
+                                let lines: Vec<(u32, String)> = b
+                                    .rescues
+                                    .iter()
+                                    .map(|r| {
+                                        let classes: Vec<&str> = r
+                                            .classes
+                                            .iter()
+                                            .map(|c| c.trim_start_matches('*'))
+                                            .collect();
+                                        let said = if classes.is_empty() {
+                                            "StandardError".to_string()
+                                        } else {
+                                            classes.join(" or ")
+                                        };
+                                        (r.line, said)
+                                    })
+                                    .collect();
+                                self.rescued_nil.insert(name.clone(), lines);
+                                let mut all = statements(&b.body);
+                                if let Some(last) = all.pop() {
+                                    all.push(Node::Assign {
+                                        target: target.clone(),
+                                        op: crate::index::body::AssignOp::Set,
+                                        value: Box::new(last),
+                                        line: *line,
+                                    });
+                                }
+                                all.extend_from_slice(rest);
+                                return self.seq(&all, at, tail);
+                            }
+                        }
+                        let assign = |last: Node| Node::Assign {
+                            target: target.clone(),
+                            op: crate::index::body::AssignOp::Set,
+                            value: Box::new(last),
+                            line: *line,
+                        };
+                        let assigned = |body: &Node| {
+                            let mut stmts = statements(body);
+                            if let Some(last) = stmts.pop() {
+                                stmts.push(assign(last));
+                            }
+                            Node::Seq(stmts)
+                        };
+                        let mut block = (**b).clone();
+                        block.body = assigned(&b.body);
+                        for clause in &mut block.rescues {
+                            clause.body = assigned(&clause.body);
+                        }
+                        return self.rescue(&block, rest, at, tail);
+                    }
                 }
                 // `@routes ||= begin prefix = ...; routes.filter_map { ... } end`: the
                 // block's statements run in order, and its last value is assigned (the
@@ -1140,8 +1220,22 @@ impl<'a> Walker<'a> {
             spec
         };
         let index = self.place(spec, cond, at, lines);
+        let rescued = match cond {
+            Node::Lvar(name) => self.rescued_nil.get(name).cloned(),
+            _ => None,
+        };
         if let Some(c) = self.chars.get_mut(index) {
             c.question = question;
+            for (line, classes) in rescued.unwrap_or_default() {
+                c.source_line = merge_lines(&c.source_line, (line, line));
+                if let Some(missing) = c
+                    .values
+                    .iter_mut()
+                    .find(|v| v.value.as_str() == Some("nil"))
+                {
+                    missing.description = format!("{} ({classes} raised)", missing.description);
+                }
+            }
             if local.is_some() {
                 // The condition's lines, not those of the value it was read through.
                 c.source_line = if own_lines.0 == own_lines.1 {
@@ -1739,6 +1833,22 @@ impl<'a> Walker<'a> {
     }
 
     /// Whether `stmt` is a call of the method whose value nothing uses.
+    /// Whether the logging-only conditional at `line` is what a warning method is for
+    /// (see [`warning_conditionals`]).
+    fn warns_here(&self, line: u32) -> bool {
+        self.warnings
+            .get_or_init(|| {
+                let mut found = std::collections::HashSet::new();
+                let bodies = std::iter::once(&self.cx.method.body)
+                    .chain(self.cx.privates.iter().map(|p| &p.body));
+                for body in bodies.flatten() {
+                    warning_conditionals(body, &mut found);
+                }
+                found
+            })
+            .contains(&line)
+    }
+
     fn is_discarded(&self, stmt: &Node) -> bool {
         match stmt {
             Node::Call(c) => self
@@ -2494,6 +2604,84 @@ fn logging_only(node: &Node) -> bool {
     !stmts.is_empty() && stmts.iter().all(logs)
 }
 
+/// The conditionals that only log in a body whose only effect is logging (a
+/// configuration check that warns: `warn unless unknown.empty?`): there the warning is
+/// the contract a spec asserts, not a branch beside the work. Elsewhere a logging-only
+/// conditional decides nothing (the method goes on the same way).
+fn warning_conditionals(body: &Node, out: &mut std::collections::HashSet<u32>) {
+    /// Whether `stmts` do nothing but log, assign locals, return and branch; counts logs.
+    fn only_logs(stmts: &[Node], logged: &mut usize) -> bool {
+        stmts.iter().all(|stmt| match stmt {
+            Node::Assign {
+                target: crate::index::body::Target::Lvar(_),
+                ..
+            }
+            | Node::Return { .. }
+            | Node::Nil => true,
+            Node::If(i) => {
+                only_logs(&statements(&i.then), logged)
+                    && i.els
+                        .as_ref()
+                        .is_none_or(|e| only_logs(&statements(e), logged))
+            }
+            other if logs(other) => {
+                *logged += 1;
+                true
+            }
+            _ => false,
+        })
+    }
+    fn collect(stmts: &[Node], out: &mut std::collections::HashSet<u32>) {
+        for stmt in stmts {
+            if let Node::If(i) = stmt {
+                if logging_only(&i.then) && i.els.as_ref().is_none_or(logging_only) {
+                    out.insert(i.cond_line);
+                }
+                collect(&statements(&i.then), out);
+                if let Some(e) = &i.els {
+                    collect(&statements(e), out);
+                }
+            }
+        }
+    }
+    let stmts = statements(body);
+    let mut logged = 0;
+    if only_logs(&stmts, &mut logged) && logged > 0 {
+        collect(&stmts, out);
+    }
+}
+
+/// Whether a rescue clause's value is nil (`rescue nil`, an empty clause).
+fn gives_nil(body: &Node) -> bool {
+    matches!(statements(body).last(), None | Some(Node::Nil))
+}
+
+/// Whether `stmts` test the local `name` for presence: `if name`, `name&.x`,
+/// `name.nil?`, `name.present?`, `name.blank?`, `name || y`.
+fn tests_presence(stmts: &[Node], name: &str) -> bool {
+    struct Finds<'a>(&'a str, bool);
+    impl<'n> crate::index::body::Visitor<'n> for Finds<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            let is_local = |n: Option<&Node>| matches!(n, Some(Node::Lvar(l)) if l == self.0);
+            self.1 |= match node {
+                Node::If(i) => is_local(Some(&i.cond)),
+                Node::Or(a, _, _) | Node::And(a, _) => is_local(Some(a)),
+                Node::Call(c) => {
+                    is_local(c.recv.as_ref())
+                        && (c.safe_nav || matches!(c.name.as_str(), "nil?" | "present?" | "blank?"))
+                }
+                _ => false,
+            };
+            !self.1
+        }
+    }
+    let mut finds = Finds(name, false);
+    for stmt in stmts {
+        crate::index::body::walk(&mut finds, stmt);
+    }
+    finds.1
+}
+
 /// One logging or reporting call ([`logging_only`]).
 fn logs(node: &Node) -> bool {
     const LEVELS: &[&str] = &["debug", "info", "warn", "error", "fatal", "unknown", "log"];
@@ -2703,6 +2891,22 @@ mod tests {
         assert_eq!(plan.len(), 1, "{plan:?}");
         assert!(plan[0].contains("SUPER_ADMIN"), "{plan:?}");
         assert!(plan[0].contains("ORG_ADMIN"), "{plan:?}");
+    }
+
+    #[test]
+    fn a_check_that_only_warns_keeps_its_warnings() {
+        // A configuration check whose whole work is warnings: the warning is what a spec
+        // asserts (`expect(Rails.logger).to receive(:warn)`), and the option it reads
+        // (`instance_variable_defined?`) is named after the option.
+        let src = "module Validations\n  def validate!\n    validate_methods_registered\n    @limit = 100 if limit > 100\n  end\n\n  private\n\n  def validate_methods_registered\n    return unless instance_variable_defined?(:@client_authentication)\n\n    unknown = client_authentication.reject { |name| Registry.get(name) }\n    unless unknown.empty?\n      ::Rails.logger.warn(\"unknown methods: #{unknown.join(', ')}\")\n    end\n  end\nend\n";
+        let m = analyze_one(src, "validate!");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["client_authentication_set", "unknown", "limit"],
+            "{:?}",
+            flat(&m)
+        );
     }
 
     #[test]

@@ -128,8 +128,27 @@ impl Walker<'_> {
             );
             // What the clause decides (`retry if attempts < 3`) happens once the error is
             // raised: under that value, not beside it.
-            match self.seq(&body, self.under((index, 0)), tail) {
-                End::Done(o) | End::Exited(o) => self.set_leaf((index, 0), &o, true),
+            // A clause that neither exits nor ends the method lets the rest run: its leaf
+            // ends as the method does (J10), and stops nothing.
+            let goes_on = tail && !rest.is_empty();
+            match self.seq(&body, self.under((index, 0)), tail && rest.is_empty()) {
+                End::Exited(o) => self.set_leaf((index, 0), &o, true),
+                End::Done(o) if goes_on && o.description == super::NOTHING_MORE => match &end {
+                    End::Done(last) => {
+                        let last = match o.sets.as_deref() {
+                            Some(sets) => last.with_sets(sets),
+                            None => last.clone(),
+                        };
+                        self.set_leaf((index, 0), &last, false);
+                    }
+                    _ => {
+                        self.set_leaf((index, 0), &o, false);
+                        self.leave_to_final_outcome((index, 0), o.sets.as_deref());
+                    }
+                },
+                End::Done(o) => self.set_leaf((index, 0), &o, true),
+                // `raise ex if locked?`: the paths that do not raise go on.
+                End::Branched if goes_on => self.leave_to_final_outcome((index, 0), None),
                 End::Branched => {}
             }
             if let Some(o) = happy_here {
@@ -221,6 +240,26 @@ mod tests {
                 .any(|l| l.contains("ActiveRecord::RecordInvalid raised")),
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn a_rescue_in_an_assigned_value_is_a_context() {
+        let src = "class IssuerCheck\n  def host_of(issuer)\n    uri =\n      begin\n        URI.parse(issuer.to_s)\n      rescue URI::InvalidURIError\n        nil\n      end\n\n    uri.host\n  end\n\n  def message(response)\n    body = JSON.parse(response.body) rescue nil\n\n    Result.new(code: response.code, message: body&.dig(\"error\"))\n  end\nend\n";
+        let plan = flat(&analyze_one(src, "host_of"));
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(
+            plan[0].starts_with("1 invalid_uri_error [boolean] true:URI::InvalidURIError raised"),
+            "{plan:?}"
+        );
+        // The nil a rescue leaves, tested later: one characteristic says both.
+        let m = analyze_one(src, "message");
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(
+            plan[0].contains("nil:body missing (StandardError raised)"),
+            "{plan:?}"
+        );
+        assert_eq!(m.characteristics[0].source_line, "14-16");
     }
 
     #[test]
