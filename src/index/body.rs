@@ -804,17 +804,54 @@ impl Converter<'_> {
     }
 
     /// `case ... in` (pattern matching): each `in` is a `When` with its pattern.
+    /// A guard (`in :creator if can_search_flagger?`) is a condition inside its arm: when
+    /// it fails, the next arm with the same pattern (`in :creator`) runs, else none of
+    /// this arm does.
     fn case_match_node(&mut self, n: &ruby_prism::CaseMatchNode<'_>) -> Node {
-        let whens = n
+        let ins: Vec<ruby_prism::InNode<'_>> = n
             .conditions()
             .iter()
             .filter_map(|w| w.as_in_node())
-            .map(|w| When {
-                conds: vec![self.pattern(&w.pattern())],
-                body: self.statements(w.statements()),
-                line: self.line(&w.location()),
-            })
             .collect();
+        let mut whens = Vec::with_capacity(ins.len());
+        for (at, w) in ins.iter().enumerate() {
+            let pattern = w.pattern();
+            let body = self.statements(w.statements());
+            let line = self.line(&w.location());
+            let Some((inner, guard, unless)) = guard_of(&pattern) else {
+                whens.push(When {
+                    conds: vec![self.pattern(&pattern)],
+                    body,
+                    line,
+                });
+                continue;
+            };
+            let same = |other: &ruby_prism::InNode<'_>| {
+                let p = other.pattern();
+                guard_of(&p).is_none() && p.location().as_slice() == inner.location().as_slice()
+            };
+            let els = ins
+                .get(at + 1)
+                .filter(|next| same(next))
+                .map(|next| self.statements(next.statements()));
+            let loc = pattern.location();
+            let guarded = Node::If(Box::new(If {
+                cond: self.convert(&guard),
+                then: body,
+                els,
+                unless,
+                modifier: true,
+                ternary: false,
+                elsif: false,
+                lines: (self.line(&loc), self.end_line(&loc)),
+                cond_line: self.line(&guard.location()),
+            }));
+            whens.push(When {
+                conds: vec![self.pattern(&inner)],
+                body: Node::Seq(vec![guarded]),
+                line,
+            });
+        }
         self.case(n.predicate(), whens, n.else_clause(), true, &n.location())
     }
 
@@ -1374,4 +1411,17 @@ fn render_list(items: &[Node], out: &mut String, depth: usize) {
         }
         render_into(item, out, depth);
     }
+}
+
+/// The pattern, the guard and whether it is `unless` of an `in pattern if guard`.
+fn guard_of<'p>(pattern: &P<'p>) -> Option<(P<'p>, P<'p>, bool)> {
+    let (stmts, guard, unless) = if let Some(g) = pattern.as_if_node() {
+        (g.statements(), g.predicate(), false)
+    } else if let Some(g) = pattern.as_unless_node() {
+        (g.statements(), g.predicate(), true)
+    } else {
+        return None;
+    };
+    let inner = stmts?.body().iter().next()?;
+    Some((inner, guard, unless))
 }

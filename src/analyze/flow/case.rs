@@ -724,6 +724,25 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_on_an_in_pattern_is_asked_under_its_arm() {
+        // `in :creator if allowed?` falls through to `in :creator` when the guard fails.
+        let m = analyze_one(
+            "class FlagPolicy < ApplicationPolicy\n  def visible_for_search(relation, attribute)\n    case attribute\n    in :creator | :creator_id if can_search_flagger?\n      relation.where(creator: user).or(relation.where.not(post: user.posts))\n    in :creator | :creator_id\n      relation.where(creator: user)\n    else\n      relation\n    end\n  end\nend\n",
+            "visible_for_search",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        assert!(plan[0].starts_with("1 attribute [enum]"), "{plan:?}");
+        assert!(
+            plan[1].starts_with("2 can_search_flagger [boolean]")
+                || plan[1].starts_with("2 search_flagger_allowed [boolean]"),
+            "{plan:?}"
+        );
+        assert_eq!(m.characteristics[1].source_line, "4");
+        assert!(plan[1].contains("false:"), "{plan:?}");
+    }
+
+    #[test]
     fn case_when_with_early_returns_nests_the_rest_under_other() {
         let m = analyze_one(
             "class PaymentProcessor\n  def process(payment)\n    case payment.status\n    when \"completed\"\n      return { success: true }\n    when \"failed\"\n      return { success: false, error: :payment_failed }\n    end\n\n    payment.failed! unless payment.valid?\n    :charged\n  end\nend\n",
