@@ -108,6 +108,8 @@ pub enum Node {
     },
     /// `super` / `super(...)`.
     Super {
+        /// The arguments given (`super(a, b)`; none for a bare `super`).
+        args: Vec<Node>,
         /// Line.
         line: u32,
     },
@@ -408,6 +410,10 @@ impl Node {
                 line: *line,
             },
             Node::Hash(pairs) => Node::Hash(pairs.iter().map(|(k, v)| (f(k), f(v))).collect()),
+            Node::Super { args, line } => Node::Super {
+                args: args.iter().map(&mut *f).collect(),
+                line: *line,
+            },
             Node::Range { lo, hi, exclusive } => Node::Range {
                 lo: lo.as_ref().map(|l| boxed(l, f)),
                 hi: hi.as_ref().map(|h| boxed(h, f)),
@@ -471,7 +477,10 @@ impl Node {
                 line: mv(line),
             },
             Node::Yield { line } => Node::Yield { line: mv(line) },
-            Node::Super { line } => Node::Super { line: mv(line) },
+            Node::Super { args, line } => Node::Super {
+                args,
+                line: mv(line),
+            },
             Node::Other { text, line } => Node::Other {
                 text,
                 line: mv(line),
@@ -540,6 +549,11 @@ impl Node {
                     f(v);
                 }
             }
+            Node::Super { args, .. } => {
+                for a in args {
+                    f(a);
+                }
+            }
             Node::Range { lo, hi, .. } => {
                 if let Some(l) = lo {
                     f(l);
@@ -562,7 +576,6 @@ impl Node {
             | Node::False
             | Node::Nil
             | Node::Yield { .. }
-            | Node::Super { .. }
             | Node::Other { .. } => {}
         }
     }
@@ -653,6 +666,9 @@ impl Converter<'_> {
                 )
             }),
             P::CallNode { .. } => node.as_call_node().map(|c| self.call(&c)),
+            // `update!(num_submissions:)`: the value left out is the call (or local) of
+            // the key's name.
+            P::ImplicitNode { .. } => node.as_implicit_node().map(|i| self.convert(&i.value())),
             P::ReturnNode { .. } => node.as_return_node().map(|r| self.return_node(&r)),
             P::NextNode { .. } | P::BreakNode { .. } => Some(self.jump(node)),
             P::BeginNode { .. } => node.as_begin_node().map(|b| self.begin_node(&b)),
@@ -725,7 +741,12 @@ impl Converter<'_> {
             P::YieldNode { .. } => Some(Node::Yield {
                 line: self.line(&node.location()),
             }),
-            P::SuperNode { .. } | P::ForwardingSuperNode { .. } => Some(Node::Super {
+            P::SuperNode { .. } => node.as_super_node().map(|n| Node::Super {
+                args: self.args(n.arguments()),
+                line: self.line(&node.location()),
+            }),
+            P::ForwardingSuperNode { .. } => Some(Node::Super {
+                args: Vec::new(),
                 line: self.line(&node.location()),
             }),
             _ => None,
@@ -1207,7 +1228,7 @@ impl Node {
             | Node::Loop { line, .. }
             | Node::Assign { line, .. }
             | Node::Yield { line }
-            | Node::Super { line }
+            | Node::Super { line, .. }
             | Node::Other { line, .. } => Some(*line),
             _ => None,
         }
@@ -1223,7 +1244,9 @@ impl Node {
             | Node::Jump { line, .. }
             | Node::Loop { line, .. }
             | Node::Assign { line, .. } => Some(*line),
-            Node::Yield { line } | Node::Super { line } | Node::Other { line, .. } => Some(*line),
+            Node::Yield { line } | Node::Super { line, .. } | Node::Other { line, .. } => {
+                Some(*line)
+            }
             Node::Seq(items) => items.iter().find_map(Node::line),
             Node::And(a, b) => a.line().or_else(|| b.line()),
             Node::Or(a, b, line) => a.line().or_else(|| b.line()).or(Some(*line)),
@@ -1399,7 +1422,14 @@ fn render_into(node: &Node, out: &mut String, depth: usize) {
             render_into(a, out, d);
         }
         Node::Yield { .. } => out.push_str("yield"),
-        Node::Super { .. } => out.push_str("super"),
+        Node::Super { args, .. } => {
+            out.push_str("super");
+            if !args.is_empty() {
+                out.push('(');
+                render_list(args, out, depth + 1);
+                out.push(')');
+            }
+        }
         Node::Other { text, .. } => out.push_str(text.lines().next().unwrap_or("")),
     }
 }

@@ -105,6 +105,12 @@ fn boolean_ish(node: &Node) -> bool {
     }
 }
 
+/// `!current_user || current_user.captcha_required?`: tests combined into a flag (every
+/// operand a test), not a value with a fallback.
+fn is_flag(node: &Node) -> bool {
+    matches!(node, Node::Or(..) | Node::And(..)) && super::boolean_ish(node)
+}
+
 /// `a || b` whose last operand is a test: a chain of tests, not values with a fallback.
 fn boolean_ish_or(node: &Node) -> bool {
     matches!(node, Node::Or(_, b, _) if boolean_ish(b))
@@ -253,6 +259,18 @@ fn collect(node: &Node, root: bool, out: &mut Vec<Node>) {
         collect(b, matches!(b.as_ref(), Node::Or(..)), out);
         return;
     }
+    // `captcha_required: !current_user || current_user.captcha_required?`: a flag the
+    // statement passes on, computed from tests (one characteristic, `a || b` whole).
+    if let Node::Hash(pairs) = node {
+        for (_, value) in pairs {
+            if is_flag(value) {
+                out.push(value.clone());
+            } else {
+                collect(value, false, out);
+            }
+        }
+        return;
+    }
     if let Node::Call(c) = node {
         if let Some(r) = &c.recv {
             collect(r, false, out);
@@ -284,6 +302,21 @@ fn replace_first(node: &Node, root: bool, replacement: &Node, done: &mut bool) -
         let b = replace_first(b, matches!(b.as_ref(), Node::Or(..)), replacement, done);
         return Node::Or(Box::new(a), Box::new(b), *line);
     }
+    if let Node::Hash(pairs) = node {
+        let pairs = pairs
+            .iter()
+            .map(|(k, v)| {
+                let v = if !*done && is_flag(v) {
+                    *done = true;
+                    replacement.clone()
+                } else {
+                    replace_first(v, false, replacement, done)
+                };
+                (k.clone(), v)
+            })
+            .collect();
+        return Node::Hash(pairs);
+    }
     if let Node::Call(c) = node {
         let recv = c
             .recv
@@ -306,6 +339,10 @@ fn replace_first(node: &Node, root: bool, replacement: &Node, done: &mut bool) -
 /// Condition, value when it holds, value when it does not.
 fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
     match node {
+        // A flag computed from tests: true or false.
+        Node::Or(..) | Node::And(..) if is_flag(node) => {
+            Some((node.clone(), Node::True, Node::False))
+        }
         Node::If(i) => {
             let then = last_value(&i.then);
             let els = i.els.as_ref().map_or(Node::Nil, last_value);
@@ -367,6 +404,38 @@ fn last_value(node: &Node) -> Node {
 #[cfg(test)]
 mod tests {
     use crate::analyze::tests::{analyze_one, flat};
+
+    #[test]
+    fn a_flag_passed_in_a_hash_and_to_super_is_a_context() {
+        let m = analyze_one(
+            "class FooterForm < ReactComponent\n  def to_s\n    super(\"form\", { signed_in: user_signed_in?, captcha_required: !current_user || current_user.captcha_required? })\n  end\nend\n",
+            "to_s",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].contains("[boolean]"), "{plan:?}");
+        assert!(plan[0].contains("captcha required true"), "{plan:?}");
+        // A value with a fallback in a hash is no flag: `name: nick || email` stays a
+        // presence of the nick.
+        let m = analyze_one(
+            "class Card\n  def to_h\n    { name: nick || email }\n  end\nend\n",
+            "to_h",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].contains("[presence]"), "{plan:?}");
+    }
+
+    #[test]
+    fn a_shorthand_hash_value_calls_the_helper_of_its_name() {
+        let m = analyze_one(
+            "class UpdateCount\n  def call\n    record.update!(num_submissions:)\n  end\n\n  private\n\n  def num_submissions\n    return 0 if record.slug == \"hello-world\"\n\n    record.submissions.count\n  end\nend\n",
+            "call",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].contains("hello"), "{plan:?}");
+    }
 
     #[test]
     fn a_ternary_in_an_argument_is_a_characteristic() {

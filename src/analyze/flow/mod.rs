@@ -2350,7 +2350,7 @@ fn last_value(node: &Node) -> Node {
 }
 
 /// An expression whose value is true or false (not a value with a fallback).
-fn boolean_ish(node: &Node) -> bool {
+pub(super) fn boolean_ish(node: &Node) -> bool {
     match node {
         Node::True | Node::False | Node::Not(_) => true,
         Node::And(a, b) | Node::Or(a, b, _) => boolean_ish(a) && boolean_ish(b),
