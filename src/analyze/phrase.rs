@@ -847,6 +847,8 @@ fn helper_noun(c: &Call, d: usize) -> String {
                 None => w,
                 // `rate_for(destination)` → `the rate for destination`.
                 Some(a) if ends_with_preposition => format!("the {w} {}", noun_at(a, d)),
+                // `occurrences(:authoring, track_id)`: the symbol says which of them.
+                Some(Node::Sym(kind)) => format!("the {w} for {}", words(kind)),
                 Some(_) => format!("the {w}"),
             }
         }
@@ -1302,6 +1304,10 @@ mod tests {
             ("params[:page]", "page param"),
             ("@params[:display_name]", "display name param"),
             ("options.delete(:size)", "size option"),
+            (
+                "occurrences(:authoring, track_id)",
+                "the occurrences for authoring",
+            ),
             ("opts.fetch(:size, 32)", "size option"),
             ("name.delete(\"-\")", "the cleaned name"),
             ("session[:user_id]", "session user id"),

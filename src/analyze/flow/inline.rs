@@ -1091,6 +1091,21 @@ mod tests {
     }
 
     #[test]
+    fn one_short_local_holding_two_values_asks_two_questions() {
+        // Each helper sets `c` from its own category: the same words, two questions.
+        let m = analyze_one(
+            "class Summary\n  def data(track_id = 0)\n    metrics = {\n      authoring: authoring_metrics(track_id),\n      mentoring: mentoring_metrics(track_id)\n    }\n    metrics\n  end\n\n  private\n\n  def authoring_metrics(track_id = 0)\n    c = occurrences(:authoring, track_id).to_i\n    return [\"No exercises\"] if c.to_i.zero?\n\n    [\"#{c} exercises\"]\n  end\n\n  def mentoring_metrics(track_id = 0)\n    c = occurrences(:mentoring, track_id).to_i\n    return [\"No students\"] if c.to_i.zero?\n\n    [\"#{c} students\"]\n  end\nend\n",
+            "data",
+        );
+        let lines: Vec<&str> = m
+            .characteristics
+            .iter()
+            .map(|c| c.source_line.as_str())
+            .collect();
+        assert_eq!(lines, vec!["14", "21"], "{:?}", flat(&m));
+    }
+
+    #[test]
     fn a_guard_run_predicate_asks_its_guards_one_under_the_other() {
         // `return true if preview` passes the rest by; each later guard is asked only when
         // the ones before it let the check go on, and the final `true` is no condition.

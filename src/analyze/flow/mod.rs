@@ -1182,7 +1182,13 @@ impl<'a> Walker<'a> {
         if let Some(name) = &local {
             spec.description = format!("{} (as {name})", spec.description);
         }
-        let question = question_of(&spec);
+        let mut question = question_of(&spec);
+        // `c.to_i.zero?` after `c = occurrences(:authoring)` and again after `c =
+        // occurrences(:mentoring)`: two questions, told apart by what `c` holds.
+        if let Some(value) = self.short_local_value(cond) {
+            question.push('|');
+            question.push_str(&value);
+        }
         if let Some(index) = self.asked_beside(&question, at) {
             // The same question asked again beside the first (`h = {.. ids == :all ? ..}`
             // twice in a row): one characteristic, whose values take both branches.
@@ -1527,6 +1533,24 @@ impl<'a> Walker<'a> {
 
     /// A local of at most three letters (not a parameter) that `cond` is about, with the
     /// value it was assigned.
+    /// What the first short local (three letters at most) `cond` reads holds, rendered.
+    fn short_local_value(&self, cond: &Node) -> Option<String> {
+        struct First(Option<String>);
+        impl<'n> crate::index::body::Visitor<'n> for First {
+            fn enter(&mut self, node: &'n Node) -> bool {
+                if let Node::Lvar(name) = node {
+                    if self.0.is_none() && name.chars().count() <= 3 {
+                        self.0 = Some(name.clone());
+                    }
+                }
+                self.0.is_none()
+            }
+        }
+        let mut first = First(None);
+        crate::index::body::walk(&mut first, cond);
+        self.assigned.get(&first.0?).map(Node::render)
+    }
+
     fn short_local(&self, cond: &Node) -> Option<(String, Node)> {
         self.input_local(cond).or_else(|| self.record_letter(cond))
     }
