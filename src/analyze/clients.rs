@@ -152,6 +152,13 @@ pub struct Clients {
 }
 
 impl Clients {
+    /// Whether the project's lockfile resolves `gem` (`false` without a lockfile).
+    pub fn locks_gem(&self, gem: &str) -> bool {
+        self.gems
+            .as_deref()
+            .is_some_and(|gems| gems.iter().any(|g| g == gem))
+    }
+
     /// The clients of `class` in `facts` (every method of the class is read once).
     pub fn of_class(facts: &FileFacts, class: &str, gems: Option<&[String]>) -> Self {
         let mut clients = Clients {

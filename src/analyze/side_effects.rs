@@ -316,6 +316,11 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         };
         return Some(effect("event", format!("enqueues {job}")));
     }
+    // The mandate gem's `Command.defer(args)` enqueues the command as a job
+    // (`MandateJob.perform_later`); only where the lockfile has the gem.
+    if name == "defer" && matches!(recv, Node::Const { .. }) && f.clients.locks_gem("mandate") {
+        return Some(effect("event", format!("enqueues {} job", words(&last))));
+    }
     if target == "Sidekiq::Client" && ["push", "push_bulk", "enqueue", "enqueue_to"].contains(&name)
     {
         return Some(effect("event", "enqueues a Sidekiq job".to_string()));
@@ -717,6 +722,41 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// The mandate gem's `Command.defer(args)` enqueues the command, where the lockfile
+    /// resolves the gem; elsewhere `defer` says nothing.
+    #[test]
+    fn a_mandate_defer_is_an_enqueue_where_the_gem_is_locked() {
+        let src = "class Activate\n  include Mandate\n\n  def call\n    User::SetDiscordRoles.defer(user)\n    user.defer\n  end\nend\n";
+        let facts = extract_with(
+            "app/commands/activate.rb",
+            src.as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let lookup = Lookup::new(None, &facts);
+        let m = facts.methods.iter().find(|m| m.name == "call").unwrap();
+        let env = TypeEnv::build(m, None, &lookup);
+        let found = |gems: &[String]| -> Vec<String> {
+            let clients = Clients::of_class(&facts, "Activate", Some(gems));
+            collect(
+                &[m.body.as_deref().unwrap()],
+                &env,
+                &lookup,
+                &[],
+                "Activate",
+                &clients,
+                None,
+            )
+            .into_iter()
+            .map(|e| e.behavior.description)
+            .collect()
+        };
+        assert_eq!(
+            found(&["mandate".to_string()]),
+            vec!["enqueues set discord roles job".to_string()]
+        );
+        assert!(found(&["rails".to_string()]).is_empty());
     }
 
     /// What is called tells an effect: Turbo's and ActionCable's broadcasts (each Turbo
