@@ -666,6 +666,11 @@ impl Converter<'_> {
                 )
             }),
             P::CallNode { .. } => node.as_call_node().map(|c| self.call(&c)),
+            // `type in "PostApproval" | "PostDisapproval"`: a test of the value against
+            // literals, read as `type == "PostApproval" || type == "PostDisapproval"`.
+            P::MatchPredicateNode { .. } => node
+                .as_match_predicate_node()
+                .and_then(|m| self.match_predicate(&m)),
             // `update!(num_submissions:)`: the value left out is the call (or local) of
             // the key's name.
             P::ImplicitNode { .. } => node.as_implicit_node().map(|i| self.convert(&i.value())),
@@ -822,6 +827,47 @@ impl Converter<'_> {
             })
             .collect();
         self.case(n.predicate(), whens, n.else_clause(), false, &n.location())
+    }
+
+    /// `value in lit | lit`: one equality per literal, joined by `||`. `None` when a
+    /// pattern is more than a literal (an array, a hash, a binding): left as written.
+    fn match_predicate(&mut self, m: &ruby_prism::MatchPredicateNode<'_>) -> Option<Node> {
+        fn literals<'p>(pattern: P<'p>, out: &mut Vec<P<'p>>) -> bool {
+            if let Some(alt) = pattern.as_alternation_pattern_node() {
+                return literals(alt.left(), out) && literals(alt.right(), out);
+            }
+            let literal = matches!(
+                pattern,
+                P::StringNode { .. }
+                    | P::SymbolNode { .. }
+                    | P::IntegerNode { .. }
+                    | P::NilNode { .. }
+                    | P::TrueNode { .. }
+                    | P::FalseNode { .. }
+            );
+            if literal {
+                out.push(pattern);
+            }
+            literal && out.len() <= 8
+        }
+        let mut found = Vec::new();
+        if !literals(m.pattern(), &mut found) {
+            return None;
+        }
+        let line = self.line(&m.location());
+        let value = self.convert(&m.value());
+        let mut tests = found.iter().map(|lit| {
+            Node::Call(Box::new(Call {
+                recv: Some(value.clone()),
+                name: "==".to_string(),
+                args: vec![self.convert(lit)],
+                block: None,
+                safe_nav: false,
+                line,
+            }))
+        });
+        let first = tests.next()?;
+        Some(tests.fold(first, |acc, t| Node::Or(Box::new(acc), Box::new(t), line)))
     }
 
     /// `case ... in` (pattern matching): each `in` is a `When` with its pattern.

@@ -2918,6 +2918,20 @@ mod tests {
     }
 
     #[test]
+    fn a_one_line_pattern_match_on_literals_is_a_test_of_the_value() {
+        let m = analyze_one(
+            "class EventPolicy\n  def column_for(type)\n    return :user_id if type in \"PostApproval\" | \"PostDisapproval\"\n\n    :creator_id\n  end\nend\n",
+            "column_for",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(
+            plan[0].contains("type equal to \"PostApproval\" or \"PostDisapproval\""),
+            "{plan:?}"
+        );
+    }
+
+    #[test]
     fn a_check_that_only_warns_keeps_its_warnings() {
         // A configuration check whose whole work is warnings: the warning is what a spec
         // asserts (`expect(Rails.logger).to receive(:warn)`), and the option it reads
