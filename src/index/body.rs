@@ -836,15 +836,8 @@ impl Converter<'_> {
             if let Some(alt) = pattern.as_alternation_pattern_node() {
                 return literals(alt.left(), out) && literals(alt.right(), out);
             }
-            let literal = matches!(
-                pattern,
-                P::StringNode { .. }
-                    | P::SymbolNode { .. }
-                    | P::IntegerNode { .. }
-                    | P::NilNode { .. }
-                    | P::TrueNode { .. }
-                    | P::FalseNode { .. }
-            );
+            // Not a constant: `x in Admin` tests the class (`Admin === x`), no equality.
+            let literal = literal_pattern(&pattern);
             if literal {
                 out.push(pattern);
             }
@@ -1141,17 +1134,15 @@ impl Converter<'_> {
     }
 
     fn pattern(&mut self, pattern: &P<'_>) -> Node {
-        match pattern {
-            P::StringNode { .. }
-            | P::SymbolNode { .. }
-            | P::IntegerNode { .. }
-            | P::NilNode { .. }
-            | P::TrueNode { .. }
-            | P::FalseNode { .. }
-            | P::ConstantReadNode { .. }
-            | P::ConstantPathNode { .. }
-            | P::RangeNode { .. } => self.convert(pattern),
-            _ => self.other(pattern),
+        let plain = literal_pattern(pattern)
+            || matches!(
+                pattern,
+                P::ConstantReadNode { .. } | P::ConstantPathNode { .. } | P::RangeNode { .. }
+            );
+        if plain {
+            self.convert(pattern)
+        } else {
+            self.other(pattern)
         }
     }
 
@@ -1500,4 +1491,17 @@ fn guard_of<'p>(pattern: &P<'p>) -> Option<(P<'p>, P<'p>, bool)> {
     };
     let inner = stmts?.body().iter().next()?;
     Some((inner, guard, unless))
+}
+
+/// A literal as a pattern (`"a"`, `:a`, `1`, `nil`, `true`): it matches what equals it.
+fn literal_pattern(pattern: &P<'_>) -> bool {
+    matches!(
+        pattern,
+        P::StringNode { .. }
+            | P::SymbolNode { .. }
+            | P::IntegerNode { .. }
+            | P::NilNode { .. }
+            | P::TrueNode { .. }
+            | P::FalseNode { .. }
+    )
 }

@@ -494,8 +494,7 @@ impl<'a> Walker<'a> {
                     return self.seq(&all, at, tail);
                 }
                 // `uri = begin URI.parse(s) rescue URI::InvalidURIError nil end` (and
-                // `uri = URI.parse(s) rescue nil`): the error is a context of the method,
-                // each way of ending assigns the variable, and the method goes on after.
+                // `uri = URI.parse(s) rescue nil`): see `Walker::assigned_rescue`.
                 Node::Assign {
                     target,
                     op: crate::index::body::AssignOp::Set,
@@ -503,63 +502,7 @@ impl<'a> Walker<'a> {
                     line,
                 } if matches!(value.as_ref(), Node::Begin(b) if !b.rescues.is_empty()) => {
                     if let Node::Begin(b) = value.as_ref() {
-                        // `body = JSON.parse(s) rescue nil` then `body&.dig("error")`: the
-                        // missing value the test reads is the error; one characteristic,
-                        // the test's, says both.
-                        if let (crate::index::body::Target::Lvar(name), true) =
-                            (target, b.rescues.iter().all(|r| gives_nil(&r.body)))
-                        {
-                            if tests_presence(rest, name) && b.els.is_none() && b.ensure.is_none() {
-                                let lines: Vec<(u32, String)> = b
-                                    .rescues
-                                    .iter()
-                                    .map(|r| {
-                                        let classes: Vec<&str> = r
-                                            .classes
-                                            .iter()
-                                            .map(|c| c.trim_start_matches('*'))
-                                            .collect();
-                                        let said = if classes.is_empty() {
-                                            "StandardError".to_string()
-                                        } else {
-                                            classes.join(" or ")
-                                        };
-                                        (r.line, said)
-                                    })
-                                    .collect();
-                                self.rescued_nil.insert(name.clone(), lines);
-                                let mut all = statements(&b.body);
-                                if let Some(last) = all.pop() {
-                                    all.push(Node::Assign {
-                                        target: target.clone(),
-                                        op: crate::index::body::AssignOp::Set,
-                                        value: Box::new(last),
-                                        line: *line,
-                                    });
-                                }
-                                all.extend_from_slice(rest);
-                                return self.seq(&all, at, tail);
-                            }
-                        }
-                        let assign = |last: Node| Node::Assign {
-                            target: target.clone(),
-                            op: crate::index::body::AssignOp::Set,
-                            value: Box::new(last),
-                            line: *line,
-                        };
-                        let assigned = |body: &Node| {
-                            let mut stmts = statements(body);
-                            if let Some(last) = stmts.pop() {
-                                stmts.push(assign(last));
-                            }
-                            Node::Seq(stmts)
-                        };
-                        let mut block = (**b).clone();
-                        block.body = assigned(&b.body);
-                        for clause in &mut block.rescues {
-                            clause.body = assigned(&clause.body);
-                        }
-                        return self.rescue(&block, rest, at, tail);
+                        return self.assigned_rescue(target, b, *line, rest, at, tail);
                     }
                 }
                 // `@routes ||= begin prefix = ...; routes.filter_map { ... } end`: the
@@ -2552,7 +2495,7 @@ pub(super) fn wrap_assigns(
 }
 
 /// `node`'s statements, the last one's value assigned to `target`.
-fn assign_last(
+pub(super) fn assign_last(
     node: &Node,
     target: &crate::index::body::Target,
     op: &crate::index::body::AssignOp,
@@ -2673,37 +2616,6 @@ fn warning_conditionals(body: &Node, out: &mut std::collections::HashSet<u32>) {
     if only_logs(&stmts, &mut logged) && logged > 0 {
         collect(&stmts, out);
     }
-}
-
-/// Whether a rescue clause's value is nil (`rescue nil`, an empty clause).
-fn gives_nil(body: &Node) -> bool {
-    matches!(statements(body).last(), None | Some(Node::Nil))
-}
-
-/// Whether `stmts` test the local `name` for presence: `if name`, `name&.x`,
-/// `name.nil?`, `name.present?`, `name.blank?`, `name || y`.
-fn tests_presence(stmts: &[Node], name: &str) -> bool {
-    struct Finds<'a>(&'a str, bool);
-    impl<'n> crate::index::body::Visitor<'n> for Finds<'_> {
-        fn enter(&mut self, node: &'n Node) -> bool {
-            let is_local = |n: Option<&Node>| matches!(n, Some(Node::Lvar(l)) if l == self.0);
-            self.1 |= match node {
-                Node::If(i) => is_local(Some(&i.cond)),
-                Node::Or(a, _, _) | Node::And(a, _) => is_local(Some(a)),
-                Node::Call(c) => {
-                    is_local(c.recv.as_ref())
-                        && (c.safe_nav || matches!(c.name.as_str(), "nil?" | "present?" | "blank?"))
-                }
-                _ => false,
-            };
-            !self.1
-        }
-    }
-    let mut finds = Finds(name, false);
-    for stmt in stmts {
-        crate::index::body::walk(&mut finds, stmt);
-    }
-    finds.1
 }
 
 /// One logging or reporting call ([`logging_only`]).

@@ -11,10 +11,10 @@
 //! Example: `rescue Faraday::Error => e; { success: false }` gives `faraday_error`
 //! (boolean, value `true`: "Faraday::Error raised", terminal, `returns failure result`).
 
-use crate::index::body::{Begin, Node};
+use crate::index::body::{AssignOp, Begin, Node, Rescue, Target};
 use crate::yaml::Value;
 
-use super::{last_segment, statements, At, End, Rescuing, Walker};
+use super::{assign_last, last_segment, statements, At, End, Rescuing, Walker};
 use crate::analyze::grammar;
 use crate::analyze::model::{CharType, Setup, SetupType, Source};
 use crate::analyze::rules::Rule;
@@ -81,17 +81,12 @@ impl Walker<'_> {
                 // The condition that raises is the context where the error happens.
                 continue;
             }
-            // `rescue *NETWORK_ERRORS` names a list of classes.
             let names: Vec<&str> = clause
                 .classes
                 .iter()
                 .map(|c| c.trim_start_matches('*'))
                 .collect();
-            let classes = if names.is_empty() {
-                "StandardError".to_string()
-            } else {
-                names.join(" or ")
-            };
+            let classes = classes_said(clause);
             // `Timeout::Error` is a timeout error: a generic last segment keeps its
             // namespace in the name.
             let last = names.first().map(|c| {
@@ -159,6 +154,94 @@ impl Walker<'_> {
         }
         end
     }
+}
+
+impl Walker<'_> {
+    /// `uri = begin URI.parse(s) rescue URI::InvalidURIError; nil end` (and `uri =
+    /// URI.parse(s) rescue nil`) followed by `rest`: the error is a context of the
+    /// method, each way of ending assigns the local, and the method goes on after. When
+    /// every clause leaves nil and `rest` tests the local for presence (`body&.dig`), the
+    /// missing value is the error: that test's characteristic says both, at both lines.
+    pub fn assigned_rescue(
+        &mut self,
+        target: &Target,
+        block: &Begin,
+        line: u32,
+        rest: &[Node],
+        at: At,
+        tail: bool,
+    ) -> End {
+        let set = AssignOp::Set;
+        if let Target::Lvar(name) = target {
+            if block.els.is_none()
+                && block.ensure.is_none()
+                && block.rescues.iter().all(|r| gives_nil(&r.body))
+                && tests_presence(rest, name)
+            {
+                let clauses = block
+                    .rescues
+                    .iter()
+                    .map(|r| (r.line, classes_said(r)))
+                    .collect();
+                self.rescued_nil.insert(name.clone(), clauses);
+                let mut all = statements(&assign_last(&block.body, target, &set, line));
+                all.extend_from_slice(rest);
+                return self.seq(&all, at, tail);
+            }
+        }
+        let mut assigned = block.clone();
+        assigned.body = assign_last(&block.body, target, &set, line);
+        for clause in &mut assigned.rescues {
+            clause.body = assign_last(&clause.body, target, &set, line);
+        }
+        self.rescue(&assigned, rest, at, tail)
+    }
+}
+
+/// The classes a clause rescues, as a spec names them: `Net::POPError or StandardError`
+/// (`rescue *NETWORK_ERRORS` names its list; a bare `rescue` is `StandardError`).
+fn classes_said(clause: &Rescue) -> String {
+    let names: Vec<&str> = clause
+        .classes
+        .iter()
+        .map(|c| c.trim_start_matches('*'))
+        .collect();
+    if names.is_empty() {
+        "StandardError".to_string()
+    } else {
+        names.join(" or ")
+    }
+}
+
+/// Whether a rescue clause's value is nil (`rescue nil`, an empty clause).
+fn gives_nil(body: &Node) -> bool {
+    matches!(statements(body).last(), None | Some(Node::Nil))
+}
+
+/// Whether `stmts` test the local `name` for presence: `if name`, `name&.x`,
+/// `name.nil?`, `name.present?`, `name.blank?`, `name || y`.
+fn tests_presence(stmts: &[Node], name: &str) -> bool {
+    struct Finds<'a>(&'a str, bool);
+    impl<'n> crate::index::body::Visitor<'n> for Finds<'_> {
+        fn enter(&mut self, node: &'n Node) -> bool {
+            let is_local = |n: Option<&Node>| matches!(n, Some(Node::Lvar(l)) if l == self.0);
+            self.1 |= match node {
+                Node::If(i) => is_local(Some(&i.cond)),
+                Node::Or(a, _, _) | Node::And(a, _) => is_local(Some(a)),
+                Node::Call(c) => {
+                    is_local(c.recv.as_ref())
+                        && (c.safe_nav || matches!(c.name.as_str(), "nil?" | "present?" | "blank?"))
+                }
+                _ => false,
+            };
+            !self.1
+        }
+    }
+    let mut finds = Finds(name, false);
+    for stmt in stmts {
+        crate::index::body::walk(&mut finds, stmt);
+    }
+    finds.1
 }
 
 #[cfg(test)]
