@@ -665,3 +665,115 @@ fn the_stored_git_answer_holds_only_while_what_git_reads_holds() {
     p.git(&["config", "core.ignorecase", "true"]);
     assert_follows(&p, "the config changed");
 }
+
+/// The change git sees in `file`, in a full `discover --all` answer.
+fn change_of(answer: &str, file: &str) -> Option<String> {
+    let answer: serde_json::Value = serde_json::from_str(answer).unwrap();
+    let entry = answer["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == file)
+        .unwrap_or_else(|| panic!("{file} is not in the answer"))
+        .clone();
+    entry["change"].as_str().map(str::to_string)
+}
+
+/// One change to the tree, then a warm run: it answers what a cold run answers, and says
+/// whether it patched the stored plan and asked git about one file.
+fn assert_patched(p: &Project, what: &str, patched: bool) -> String {
+    let cold = cold_all(p);
+    let (warm, timings) = warm_all(p);
+    assert_eq!(warm, cold, "{what}");
+    assert_eq!(timings["patched"] == true, patched, "{what}: {timings}");
+    assert_eq!(timings["git_stored"], true, "{what}: {timings}");
+    assert_eq!(timings["git_asked"], 1, "{what}: {timings}");
+    settle();
+    assert_follows(p, what);
+    cold
+}
+
+#[test]
+fn an_edited_file_patches_the_stored_plan_as_planning_every_file_would() {
+    let p = app();
+    p.write(".gitignore", "/tmp/\n");
+    p.commit_all("ignore tmp");
+    p.git(&["branch", "-f", "main", "feature"]);
+    age_sources(p.root());
+    settle();
+    assert_follows(&p, "as made");
+    let payment = "app/models/payment.rb";
+    let committed = p.read(payment);
+
+    // A body edited: the file is modified now, its methods planned again.
+    p.edit(
+        payment,
+        "class Payment",
+        "class Payment\n  def refundable?\n    captured? && !refunded?\n  end\n",
+    );
+    let edited = assert_patched(&p, "a method added", true);
+    assert_eq!(change_of(&edited, payment).as_deref(), Some("modified"));
+
+    // Back to the base's version: unchanged again.
+    p.write(payment, &committed);
+    let back = assert_patched(&p, "the edit undone", true);
+    assert_eq!(change_of(&back, payment), None);
+
+    // Made executable: same content, yet git sees the file changed.
+    let path = p.root().join(payment);
+    let mut mode = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&path, mode.clone()).unwrap();
+    let executable = assert_patched(&p, "made executable", true);
+    assert_eq!(change_of(&executable, payment).as_deref(), Some("modified"));
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o644);
+    std::fs::set_permissions(&path, mode).unwrap();
+    assert_patched(&p, "not executable again", true);
+
+    // A syntax error: the file is listed as unparsable, as a cold run lists it.
+    p.write(
+        payment,
+        committed.replacen(
+            "class Payment",
+            "class Payment\n  def broken\n    amount +\n  end\n",
+            1,
+        ),
+    );
+    let broken = assert_patched(&p, "a syntax error", true);
+    assert!(broken.contains("\"unparsable\""), "{broken}");
+    p.write(payment, &committed);
+    assert_patched(&p, "the syntax error mended", true);
+
+    // A class added: every file's constants may resolve anew, so the plan is made whole.
+    p.write(
+        payment,
+        format!("{committed}\nclass PaymentError < StandardError; end\n"),
+    );
+    assert_patched(&p, "a class added", false);
+}
+
+#[test]
+fn where_an_attributes_file_applies_git_itself_compares_an_edited_file() {
+    let p = app();
+    p.write(".gitignore", "/tmp/\n");
+    p.write(".gitattributes", "*.rb text\n");
+    p.commit_all("attributes");
+    p.git(&["branch", "-f", "main", "feature"]);
+    age_sources(p.root());
+    settle();
+    assert_follows(&p, "as made");
+    let payment = "app/models/payment.rb";
+    let text = p.read(payment);
+    // Line ends as another system writes them: libgit2 decides through the filter.
+    p.write(payment, text.replace('\n', "\r\n"));
+    assert_patched(&p, "line ends changed", true);
+    p.write(
+        payment,
+        text.replacen("class Payment", "class Payment\n  def void!; end\n", 1),
+    );
+    let edited = assert_patched(&p, "an edit under the filter", true);
+    assert_eq!(change_of(&edited, payment).as_deref(), Some("modified"));
+    p.write(payment, &text);
+    let back = assert_patched(&p, "the edit undone", true);
+    assert_eq!(change_of(&back, payment), None);
+}

@@ -99,6 +99,13 @@ impl Saving {
     }
 }
 
+impl Saving {
+    /// The thread, left to run: its caller waits for it (see [`Answer::with_background`]).
+    fn into_handle(mut self) -> Option<std::thread::JoinHandle<()>> {
+        self.0.take()
+    }
+}
+
 impl Drop for Saving {
     fn drop(&mut self) {
         if let Some(handle) = self.0.take() {
@@ -219,7 +226,25 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
     // unless the stored plan does not answer after all.
     let mut repo = repo;
     let (mut blobs, mut bases) = match (&store, git_run.trusted) {
-        (Some(store), true) => (vec![(None, None); candidates.len()], store.bases()),
+        (Some(store), true) => {
+            let mut blobs = vec![(None, None); candidates.len()];
+            let mut bases = store.bases();
+            // The files git was asked about again: their base versions, as they are now.
+            let edited: Vec<Candidate> = git_run
+                .edited
+                .iter()
+                .filter_map(|&i| candidates.get(i).cloned())
+                .collect();
+            let read = read_blobs(repo.as_ref(), base.as_ref(), mode, &edited)?;
+            let digests = base_digests(&read);
+            for ((&i, blob), digest) in git_run.edited.iter().zip(read).zip(digests) {
+                if let (Some(b), Some(d)) = (blobs.get_mut(i), bases.get_mut(i)) {
+                    *b = blob;
+                    *d = digest;
+                }
+            }
+            (blobs, bases)
+        }
         _ => {
             let blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
             // Planning needs no repository: libgit2's index and object caches go.
@@ -237,7 +262,42 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             .as_ref()
             .and_then(|store| store.unchanged(&seen, config.threads))
     };
-    if reused.is_none() && git_run.trusted {
+    // A few files differ from the stored plan's: it is patched for them alone, read and
+    // parsed now (not through the facts cache, which is not even opened).
+    let patched = match (&store, &reused) {
+        (Some(store), None) => {
+            let seen = reuse::Seen {
+                candidates: &candidates,
+                bases: &bases,
+            };
+            store
+                .edited(&seen, config.threads)
+                .filter(|edited| !edited.is_empty())
+                .and_then(|edited| {
+                    let fresh = index::in_pool(config.threads, || {
+                        edited
+                            .par_iter()
+                            .filter_map(|&i| {
+                                let (c, blobs) = (candidates.get(i)?, blobs.get(i)?);
+                                Some(read_source(
+                                    config,
+                                    has_repo,
+                                    c,
+                                    blobs,
+                                    &options.cache,
+                                    true,
+                                ))
+                            })
+                            .collect::<Vec<_>>()
+                    });
+                    (fresh.len() == edited.len())
+                        .then(|| store.patch(&seen, &edited, fresh, &settings))
+                        .flatten()
+                })
+        }
+        _ => None,
+    };
+    if reused.is_none() && patched.is_none() && git_run.trusted {
         // Trusted, yet the stored plan does not read back: its base versions are read.
         blobs = read_blobs(repo.as_ref(), base.as_ref(), mode, &candidates)?;
         bases = base_digests(&blobs);
@@ -247,15 +307,17 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         candidates: &candidates,
         bases: &bases,
     };
-    let mut _saving = Saving(None);
-    let mut _storing = Saving(None);
+    let mut saving = Saving(None);
+    let mut storing = Saving(None);
+    // The plan to store once the answer holds it.
+    let mut to_store: Option<reuse::Storing> = None;
     let plan = if let Some((plan, stored_unparsable)) = reused {
         // git looked again (something it reads moved, its answer did not): what it
         // depended on is stored with the plan, so the next run need not look.
         if let (Some(store), Some(git)) = (&store, &git_run.seen) {
             if let Some(bytes) = store.with_git(git) {
                 let (root, dir) = store.place();
-                _storing = Saving::spawn("rspec-scout-plan", move || {
+                storing = Saving::spawn("rspec-scout-plan", move || {
                     reuse::PlanStore::write(&root, &dir, &bytes);
                 });
             }
@@ -277,6 +339,41 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             .collect();
         timings.graph_ms = millis(phase);
         plan
+    } else if let Some(patched) = patched {
+        let reuse::Patched {
+            plan,
+            unparsable: stored_unparsable,
+            inputs,
+        } = patched;
+        progress.start("parse", candidates.len()).finish();
+        timings.parse_ms = millis(phase);
+        let phase = Instant::now();
+        progress.start("plan", plan.files.len()).finish();
+        // What git's answer depended on, stored when git measured every file as it was
+        // read, as on a run that plans whole.
+        let git_stored = git_run.seen.filter(|_| {
+            inputs
+                .iter()
+                .zip(&candidates)
+                .all(|(input, c)| c.stamp == Some(input.stamp))
+        });
+        drop(candidates);
+        to_store = store
+            .as_ref()
+            .map(|store| store.storing(inputs, git_stored, stored_unparsable.clone()));
+        unparsable = stored_unparsable
+            .into_iter()
+            .map(|u| UnparsableFile {
+                path: u.path,
+                line: u.line,
+                message: u.message,
+                errors: u.errors,
+                methods: Vec::new(),
+            })
+            .collect();
+        timings.patched = Some(true);
+        timings.graph_ms = millis(phase);
+        plan
     } else {
         let cache =
             super::with_facts_cache(config, &project_root, &options.cache, options.facts_cache);
@@ -284,7 +381,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         let (sources, keys) = read_sources(config, has_repo, &candidates, &blobs, &cache, &parsing);
         parsing.finish();
         // The facts cache is written beside the planning, off its path (joined on return).
-        _saving = Saving::start(cache, config.threads);
+        saving = Saving::start(cache, config.threads);
         drop(blobs);
         timings.parse_ms = millis(phase);
 
@@ -358,11 +455,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
                         errors: u.errors,
                     })
                     .collect();
-                let bytes = store.encode(inputs, git_stored.as_ref(), &stored_unparsable, &plan);
-                let (root, dir) = store.place();
-                _storing = Saving::spawn("rspec-scout-plan", move || {
-                    reuse::PlanStore::write(&root, &dir, &bytes);
-                });
+                to_store = Some(store.storing(inputs.clone(), git_stored, stored_unparsable));
             }
         }
         timings.graph_ms = millis(phase);
@@ -470,6 +563,18 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         started,
     );
     answer.metadata_files = slugs.len();
+    // The plan is stored from the answer's: on a thread of its own while the answer is
+    // printed; encoded here when a page is about to cut the answer's plan down.
+    let to_store = match to_store {
+        Some(to_store) if !page.is_whole() => {
+            let bytes = to_store.bytes(&answer.plan);
+            storing = Saving::spawn("rspec-scout-plan", move || {
+                to_store.write(&bytes);
+            });
+            None
+        }
+        to_store => to_store,
+    };
     if !page.is_whole() {
         let info = restrict(&mut answer.plan, &page);
         let kept: std::collections::HashSet<&str> =
@@ -490,6 +595,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         0
     };
     let answer = std::sync::Arc::new(answer);
+    if let Some(to_store) = to_store {
+        let answer = std::sync::Arc::clone(&answer);
+        storing = Saving::spawn("rspec-scout-plan", move || {
+            to_store.write(&to_store.bytes(&answer.plan));
+        });
+    }
     let mut result = Answer::streamed_shared(answer.clone(), exit);
     result.stderr.extend(stop_message);
     // A page of named files is what an agent asked for: printed whole unless it asks
@@ -516,7 +627,14 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             compact: std::sync::Arc::new(move |whole| answer.compact(whole, &how)),
         });
     }
-    Ok(result)
+    // The caches and the stored plan are written while the answer is printed.
+    let writing = [walk_storing, saving, storing];
+    Ok(result.with_background(
+        writing
+            .into_iter()
+            .filter_map(Saving::into_handle)
+            .collect(),
+    ))
 }
 
 /// The record of this plan: each file with metadata, its slug and its selected methods.
@@ -773,6 +891,9 @@ struct GitRun {
     trusted: bool,
     /// What git's answer depended on, to store.
     seen: Option<stored::GitSeen>,
+    /// With `trusted`: the candidates git was asked about again, alone (their stamps
+    /// moved); every other one is as the stored plan recorded it.
+    edited: Vec<usize>,
 }
 
 /// The sha256 of each base version read.
@@ -898,11 +1019,22 @@ fn walked_files(
         (Some((base, Known::Trusted)), Some(repo)) => {
             let trusted = store()
                 .filter(|_| walk_clean)
-                .and_then(|store| store.trusted(&found.files, config.threads));
-            if let Some(candidates) = trusted {
+                .and_then(|store| store.trusted(&found.files, config.threads))
+                .map(|(candidates, edited)| {
+                    let plain = store()
+                        .and_then(reuse::PlanStore::git_seen)
+                        .and_then(|seen| seen.plain);
+                    let max = config.max_file_size;
+                    ask_again(repo, &base, candidates, edited, plain, max)
+                })
+                .transpose()?
+                .flatten();
+            if let Some((candidates, edited)) = trusted {
                 timings.git_stored = Some(true);
+                timings.git_asked = (!edited.is_empty()).then_some(edited.len() as u64);
                 git_run.trusted = true;
                 git_run.seen = store().and_then(reuse::PlanStore::git_seen).cloned();
+                git_run.edited = edited;
                 return Ok((Some(base), candidates, git_run));
             }
             let made_ns = index::stamp::nanos_since_epoch(std::time::SystemTime::now());
@@ -929,6 +1061,7 @@ fn walked_files(
                     ))
                 })
                 .unzip();
+            let plain = first.plain();
             let crate::git::Measured {
                 changes,
                 measured,
@@ -946,6 +1079,7 @@ fn walked_files(
                     ref_commit: base.ref_commit.as_bytes().to_vec(),
                     commit: base.commit.map(|c| c.as_bytes().to_vec()),
                     outside,
+                    plain,
                 });
             stamps = vec![None; found.files.len()];
             for (i, meta) in origin.into_iter().zip(measured) {
@@ -985,6 +1119,63 @@ fn walked_files(
         })
         .collect();
     Ok((base, candidates, git_run))
+}
+
+/// The stored plan's candidates with git's answer for the `edited` ones asked again, for
+/// them alone ([`Repo::working_tree_changes_of`]): `None` when a rename could be involved
+/// (a file that was or now is added or renamed), for which the whole tree is asked. A file
+/// that was unchanged or modified is in the base (the base is the recorded one), so it
+/// can only be unchanged or modified now, and takes part in no rename.
+fn ask_again(
+    repo: &Repo,
+    base: &Base,
+    mut candidates: Vec<Candidate>,
+    edited: Vec<usize>,
+    plain: Option<crate::git::Plain>,
+    max_size: u64,
+) -> Result<Option<(Vec<Candidate>, Vec<usize>)>> {
+    if edited.is_empty() {
+        return Ok(Some((candidates, edited)));
+    }
+    let mut files: Vec<(&str, &Path)> = Vec::with_capacity(edited.len());
+    for &i in &edited {
+        match candidates.get(i) {
+            Some(c) if matches!(c.change, None | Some(ChangeKind::Modified)) => {
+                files.push((c.rel.as_str(), c.path.as_path()));
+            }
+            _ => return Ok(None),
+        }
+    }
+    // Where no filter can apply, by content, without reading the index.
+    let told = match plain {
+        Some(plain) => repo.modified_plainly(base, &files, plain, max_size)?,
+        None => None,
+    };
+    if let Some(modified) = told {
+        for (&i, modified) in edited.iter().zip(modified) {
+            if let Some(c) = candidates.get_mut(i) {
+                c.change = modified.then_some(ChangeKind::Modified);
+                c.old_path = None;
+            }
+        }
+        return Ok(Some((candidates, edited)));
+    }
+    let rels: Vec<&str> = files.iter().map(|(rel, _)| *rel).collect();
+    let now = repo.working_tree_changes_of(base, &rels)?;
+    if now
+        .iter()
+        .any(|c| c.kind != ChangeKind::Modified || !rels.contains(&c.path.as_str()))
+    {
+        return Ok(None);
+    }
+    let modified: std::collections::HashSet<String> = now.into_iter().map(|c| c.path).collect();
+    for &i in &edited {
+        if let Some(c) = candidates.get_mut(i) {
+            c.change = modified.contains(&c.rel).then_some(ChangeKind::Modified);
+            c.old_path = None;
+        }
+    }
+    Ok(Some((candidates, edited)))
 }
 
 /// The base version (of every file that changed) and the staged version (staged mode) of
@@ -1028,46 +1219,56 @@ fn read_sources(
     cache: &super::Cache,
     phase: &crate::report::Phase,
 ) -> (Vec<Prepared>, Vec<Option<index::cache::Key>>) {
-    let max = config.max_file_size;
     index::in_pool(config.threads, || {
         candidates
             .par_iter()
             .zip(blobs.par_iter())
-            .map(|(c, (base_blob, staged))| {
-                let (facts, key) = match staged {
-                    Some(bytes) if (bytes.len() as u64) <= max => {
-                        (cache.facts_of(&c.rel, bytes), None)
-                    }
-                    // Method digests only matter against a base version.
-                    _ => cache.facts_keyed(
-                        &walk::SourceFile {
-                            rel: c.rel.clone(),
-                            path: c.path.clone(),
-                        },
-                        max,
-                        base_blob.is_some(),
-                    ),
-                };
-                let base = match (c.change, base_blob) {
-                    (_, Some(bytes)) => BaseVersion::Facts(cache.facts_of(&c.rel, bytes)),
-                    (Some(ChangeKind::Added), None) => BaseVersion::Missing,
-                    (Some(_), None) => BaseVersion::Missing,
-                    (None, None) if has_repo => BaseVersion::Same,
-                    (None, None) => BaseVersion::Unknown,
-                };
-                // Reduced here, on the parsing thread: the facts of every file are never
-                // held at once.
-                let prepared = discover::prepare(Source {
-                    facts,
-                    base,
-                    change: c.change,
-                    old_path: c.old_path.clone(),
-                });
+            .map(|(c, blobs)| {
+                let read = read_source(config, has_repo, c, blobs, cache, false);
                 phase.tick();
-                (prepared, key)
+                read
             })
             .unzip()
     })
+}
+
+/// One candidate read and reduced as [`read_sources`] does; `fresh`: parsed now, not asked
+/// of the facts cache (the few files a stored plan is patched for), still keyed.
+fn read_source(
+    config: &Config,
+    has_repo: bool,
+    c: &Candidate,
+    (base_blob, staged): &Blobs,
+    cache: &super::Cache,
+    fresh: bool,
+) -> (Prepared, Option<index::cache::Key>) {
+    let max = config.max_file_size;
+    let file = walk::SourceFile {
+        rel: c.rel.clone(),
+        path: c.path.clone(),
+    };
+    // Method digests only matter against a base version.
+    let digests = base_blob.is_some();
+    let (facts, key) = match staged {
+        Some(bytes) if (bytes.len() as u64) <= max => (cache.facts_of(&c.rel, bytes), None),
+        _ if fresh => index::cache::read_keyed(&file, max, digests),
+        _ => cache.facts_keyed(&file, max, digests),
+    };
+    let base = match (c.change, base_blob) {
+        (_, Some(bytes)) => BaseVersion::Facts(cache.facts_of(&c.rel, bytes)),
+        (Some(ChangeKind::Added), None) => BaseVersion::Missing,
+        (Some(_), None) => BaseVersion::Missing,
+        (None, None) if has_repo => BaseVersion::Same,
+        (None, None) => BaseVersion::Unknown,
+    };
+    // Reduced here, on the parsing thread: the facts of every file are never held at once.
+    let prepared = discover::prepare(Source {
+        facts,
+        base,
+        change: c.change,
+        old_path: c.old_path.clone(),
+    });
+    (prepared, key)
 }
 
 /// Everything a plan depends on besides its files, as text (the stored plan keeps its

@@ -164,6 +164,12 @@ pub struct FilePlan {
     pub all_new: bool,
     /// Indices into [`Plan::items`] of this file's wave items, in line order.
     pub items: Vec<usize>,
+    /// Its class and module statements, in file order, as numbers into [`Plan::classes`]:
+    /// a plan is patched for an edited file only when these stay the same (then every
+    /// other file's dependencies resolve as before).
+    pub classes: Vec<u32>,
+    /// The warning about its changed methods no plan covers, if any.
+    pub warning: Option<String>,
 }
 
 impl FilePlan {
@@ -529,21 +535,19 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
     // plan's list while the rest are not made yet: the whole list never exists twice.
     const SLICE: usize = 2048;
     let count = sources.len();
-    let mut warnings = Vec::new();
     let mut files: Vec<FilePlan> = Vec::with_capacity(count);
     let mut items: Vec<Item> = Vec::with_capacity(sources.iter().map(|s| s.public.len()).sum());
     while !sources.is_empty() {
         let first = count - sources.len();
         let take = sources.len().min(SLICE);
-        let planned: Vec<(FilePlan, Vec<Item>, Vec<String>)> = sources
+        let planned: Vec<(FilePlan, Vec<Item>)> = sources
             .par_drain(..take)
             .enumerate()
             .map(|(i, source)| plan_file(first + i, source, settings, &known))
             .collect();
-        for (file, file_items, warning) in planned {
+        for (file, file_items) in planned {
             files.push(file);
             items.extend(file_items);
-            warnings.extend(warning);
         }
         // The slice's files are freed: hand their pages back before the next slice's
         // items are written, or the run's peak holds the files and the items at once.
@@ -554,39 +558,218 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
     drop(sources);
     crate::memory::release();
     // Only the names are needed from here (the cycles, and the items' dependencies).
+    finish(files, items, known.into_names(), settings)
+}
+
+/// `plan` made again after the files of `edited` changed (each a file of the plan, by
+/// path), equal to the plan [`plan_prepared`] makes from every file: the edited files are
+/// planned again and the waves computed again over every item. `None` when an edited
+/// file's class and module statements are not the ones it had (every file's constants
+/// would then resolve anew), or is not a file of the plan.
+pub fn patch_prepared(plan: Plan, edited: Vec<Prepared>, settings: &Settings) -> Option<Plan> {
+    let Plan {
+        mut files,
+        mut items,
+        classes,
+        cycles,
+        ..
+    } = plan;
+    let known = deps::Known::from_names(classes.iter().map(|c| &**c));
+    let mut changed = vec![false; files.len()];
+    let mut fresh: Vec<Item> = Vec::new();
+    for source in edited {
+        let index = files
+            .binary_search_by(|f| f.path.as_str().cmp(&source.path))
+            .ok()?;
+        let ids: Vec<u32> = source
+            .class_names()
+            .map(|name| known.id(name))
+            .collect::<Option<_>>()?;
+        let slot = files.get_mut(index)?;
+        if ids != slot.classes || std::mem::replace(changed.get_mut(index)?, true) {
+            return None;
+        }
+        let (file, file_items) = plan_file(index, source, settings, &known);
+        *slot = file;
+        fresh.extend(file_items);
+    }
     let names = known.into_names();
+    // The same names in the same order, or the stored plan's classes were not a set.
+    if names.len() != classes.len() {
+        return None;
+    }
+    match same_graph(&items, &changed, fresh) {
+        Ok(fresh) => {
+            let items = merge_items(&mut files, items, &changed, fresh);
+            Some(conclude(files, items, names, cycles, settings))
+        }
+        Err(fresh) => {
+            items.retain(|item| !changed.get(item.file()).copied().unwrap_or(true));
+            // The waves do not depend on the items' order (they are computed per class,
+            // over sorted edges), and the items are sorted again after them.
+            items.extend(fresh);
+            for file in &mut files {
+                file.items.clear();
+            }
+            Some(finish(files, items, names, settings))
+        }
+    }
+}
+
+/// What decides an item's wave: its class (by number, or by name for an owner that is no
+/// class statement) and the classes it depends on. Items alike have the same wave.
+type Shape<'a> = (Option<u32>, &'a str, &'a [u32]);
+
+fn shape(item: &Item) -> Shape<'_> {
+    let name = if item.class_id.is_none() {
+        item.class_name()
+    } else {
+        ""
+    };
+    (item.class_id, name, item.deps.parts().0)
+}
+
+/// The edited files' new items with their waves, when the dependency graph cannot have
+/// changed: the edited files' items have the same shapes as before (as a set), so every
+/// class's highest wave, every cycle and every other item's wave is as stored, and a new
+/// item's wave is that of an old item of its shape. `Err` (the items back) otherwise.
+fn same_graph(
+    items: &[Item],
+    changed: &[bool],
+    mut fresh: Vec<Item>,
+) -> Result<Vec<Item>, Vec<Item>> {
+    let edited = |item: &Item| changed.get(item.file()).copied().unwrap_or(true);
+    let old: rustc_hash::FxHashMap<Shape<'_>, usize> = items
+        .iter()
+        .filter(|item| edited(item))
+        .map(|item| (shape(item), item.wave))
+        .collect();
+    let new: rustc_hash::FxHashSet<Shape<'_>> = fresh.iter().map(shape).collect();
+    if new.len() != old.len() || !new.iter().all(|s| old.contains_key(s)) {
+        return Err(fresh);
+    }
+    let waves: Vec<usize> = fresh
+        .iter()
+        .map(|item| old.get(&shape(item)).copied().unwrap_or(0))
+        .collect();
+    drop(new);
+    for (item, wave) in fresh.iter_mut().zip(waves) {
+        item.wave = wave;
+    }
+    Ok(fresh)
+}
+
+/// The order of the plan's items: by wave, then file (files are numbered in path order),
+/// line, id and the method's place in its file. The key is unique (a file's methods have
+/// distinct indices), so an unstable sort gives one order whatever the number of threads.
+fn item_order(a: &Item, b: &Item) -> std::cmp::Ordering {
+    (a.wave, a.file, a.line_range.0, &a.method_id, a.method).cmp(&(
+        b.wave,
+        b.file,
+        b.line_range.0,
+        &b.method_id,
+        b.method,
+    ))
+}
+
+/// A file's items in line order (then by id), as indices into `items`.
+fn sort_file_items(list: &mut [usize], items: &[Item]) {
+    list.sort_by(|&a, &b| {
+        let key = |i: usize| items.get(i).map(|it| (it.line_range.0, &it.method_id));
+        key(a).cmp(&key(b))
+    });
+}
+
+/// The stored items (in plan order) without the edited files' (`changed`), merged with
+/// their new items (waves set) in plan order; each file's item list follows: an unchanged
+/// file's items keep their order, moved to their new places.
+fn merge_items(
+    files: &mut [FilePlan],
+    items: Vec<Item>,
+    changed: &[bool],
+    mut fresh: Vec<Item>,
+) -> Vec<Item> {
+    let edited = |item: &Item| changed.get(item.file()).copied().unwrap_or(true);
+    fresh.sort_unstable_by(item_order);
+    let mut moved = vec![usize::MAX; items.len()];
+    let mut merged: Vec<Item> = Vec::with_capacity(items.len() + fresh.len());
+    let mut fresh = fresh.into_iter().peekable();
+    for (old, item) in items.into_iter().enumerate() {
+        if edited(&item) {
+            continue;
+        }
+        while let Some(next) = fresh.next_if(|f| item_order(f, &item).is_lt()) {
+            merged.push(next);
+        }
+        if let Some(slot) = moved.get_mut(old) {
+            *slot = merged.len();
+        }
+        merged.push(item);
+    }
+    merged.extend(fresh);
+    for (f, file) in files.iter_mut().enumerate() {
+        if changed.get(f).copied().unwrap_or(true) {
+            file.items.clear();
+        } else {
+            for i in &mut file.items {
+                *i = moved.get(*i).copied().unwrap_or(usize::MAX);
+            }
+        }
+    }
+    for (index, item) in merged.iter().enumerate() {
+        if edited(item) {
+            if let Some(file) = files.get_mut(item.file()) {
+                file.items.push(index);
+            }
+        }
+    }
+    for (f, file) in files.iter_mut().enumerate() {
+        if changed.get(f).copied().unwrap_or(true) {
+            sort_file_items(&mut file.items, &merged);
+        }
+    }
+    merged
+}
+
+/// The plan from its files and items (in any order): the waves, the cycles, the items
+/// sorted by wave and each file's items, then [`conclude`].
+fn finish(
+    mut files: Vec<FilePlan>,
+    mut items: Vec<Item>,
+    names: Vec<std::sync::Arc<str>>,
+    settings: &Settings,
+) -> Plan {
     let computed = number_and_compute(&items, &names);
     // The graph's lists are garbage: the sort and the answer grow on top of them.
     crate::memory::release();
     for (item, wave) in items.iter_mut().zip(computed.wave.iter()) {
         item.wave = *wave;
     }
-    for cycle in &computed.cycles {
-        warnings.push(cycle_warning(cycle));
-    }
-    // Files are numbered in path order (sorted above), so the file number orders by path
-    // without comparing the paths' text.
-    // The key is unique (a file's methods have distinct indices), so an unstable sort (in
-    // place: no copy of the items) gives one order whatever the number of threads.
-    items.par_sort_unstable_by(|a, b| {
-        (a.wave, a.file, a.line_range.0, &a.method_id, a.method).cmp(&(
-            b.wave,
-            b.file,
-            b.line_range.0,
-            &b.method_id,
-            b.method,
-        ))
-    });
+    // In place: no copy of the items.
+    items.par_sort_unstable_by(item_order);
     for (index, item) in items.iter().enumerate() {
         if let Some(file) = files.get_mut(item.file()) {
             file.items.push(index);
         }
     }
     for file in &mut files {
-        file.items.sort_by(|&a, &b| {
-            let key = |i: usize| items.get(i).map(|it| (it.line_range.0, &it.method_id));
-            key(a).cmp(&key(b))
-        });
+        sort_file_items(&mut file.items, &items);
+    }
+    conclude(files, items, names, computed.cycles, settings)
+}
+
+/// The plan from its files and items in order, with its cycles: the number of waves,
+/// the red-zone stops and the warnings (each file's, the cycles', the red zone's).
+fn conclude(
+    files: Vec<FilePlan>,
+    items: Vec<Item>,
+    names: Vec<std::sync::Arc<str>>,
+    cycles: Vec<Vec<String>>,
+    settings: &Settings,
+) -> Plan {
+    let mut warnings: Vec<String> = files.iter().filter_map(|f| f.warning.clone()).collect();
+    for cycle in &cycles {
+        warnings.push(cycle_warning(cycle));
     }
     let waves_count = items.iter().map(|i| i.wave + 1).max().unwrap_or(0);
 
@@ -620,7 +803,7 @@ pub fn plan_prepared(mut sources: Vec<Prepared>, settings: &Settings) -> Plan {
         files,
         items,
         waves_count,
-        cycles: computed.cycles,
+        cycles,
         stopped,
         warnings,
         classes: names,
@@ -634,7 +817,7 @@ fn plan_file(
     source: Prepared,
     settings: &Settings,
     known: &deps::Known,
-) -> (FilePlan, Vec<Item>, Vec<String>) {
+) -> (FilePlan, Vec<Item>) {
     let Prepared {
         path,
         loc,
@@ -653,9 +836,9 @@ fn plan_file(
     } = rare.map(|r| *r).unwrap_or_default();
     let zone = zones::zone(loc, methods, &settings.zones);
     let spec_path = naming::spec_path(&path, settings.spec_policy);
-    let mut warning = Vec::new();
+    let mut warning = None;
     if !unplanned.is_empty() {
-        warning.push(format!(
+        warning = Some(format!(
             "{path}: {} changed, but no public method calls it and it is not a callback, validation or filter of its class in this file, so no plan covers it (registered from another class? test it through that class)",
             unplanned.iter().map(|id| id.as_ref()).collect::<Vec<_>>().join(", ")
         ));
@@ -707,8 +890,10 @@ fn plan_file(
         spec_path,
         all_new,
         items: Vec::new(),
+        classes: scopes.classes().filter_map(|name| known.id(name)).collect(),
+        warning,
     };
-    (file, items, warning)
+    (file, items)
 }
 
 /// The warning for one dependency cycle. A cycle of hundreds of classes (an app whose
@@ -767,6 +952,125 @@ mod tests {
             spec_policy: ControllerLayout::Request,
             allow_red: false,
         }
+    }
+
+    /// A small app whose files reach each other, with a cycle (Order ↔ Invoice).
+    fn app() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("app/models/payment.rb", "class Payment\n  def capture; end\nend\n"),
+            ("app/models/order.rb", "class Order\n  def total(invoice)\n    invoice.amount\n  end\n\n  def pay\n    Payment.new.capture\n  end\nend\n"),
+            ("app/models/invoice.rb", "class Invoice\n  def amount\n    Order.new.total(self)\n  end\nend\n"),
+            ("app/services/processor.rb", "module Billing\n  class Processor\n    def run(order)\n      order.pay\n    end\n  end\nend\n"),
+            ("app/services/notifier.rb", "class Notifier\n  def call; end\n\n  private\n\n  def helper; end\nend\n"),
+        ]
+    }
+
+    fn prepared(files: &[(&str, &str)], changed: &str) -> Vec<Prepared> {
+        files
+            .iter()
+            .map(|(path, src)| {
+                // The edited file is compared with a base where it was empty: its methods
+                // are new, the others unchanged.
+                let base = if *path == changed {
+                    BaseVersion::Facts(extract(path, b""))
+                } else {
+                    BaseVersion::Same
+                };
+                prepare(source(path, src, base))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_patched_plan_is_the_plan_made_from_every_file() {
+        let before = app();
+        let stored = plan_prepared(prepared(&before, ""), &settings());
+        let mut shapes_kept = Vec::new();
+        let edits: [(&str, &str); 6] = [
+            // Lines moved and a body changed, the same dependencies: the waves are kept.
+            ("app/models/order.rb", "# Orders.\nclass Order\n\n  def total(invoice)\n    invoice.amount + 1\n  end\n\n  def pay\n    Payment.new.capture\n    true\n  end\nend\n"),
+            // A method of a cycle's class moved down and changed.
+            ("app/models/invoice.rb", "class Invoice\n  # What is due.\n\n  def amount\n    Order.new.total(self) * 2\n  end\nend\n"),
+            // A new dependency: Notifier now waits for Payment.
+            ("app/services/notifier.rb", "class Notifier\n  def call(payment)\n    payment.capture\n  end\n\n  private\n\n  def helper; end\nend\n"),
+            // The cycle broken: Invoice no longer reaches Order.
+            ("app/models/invoice.rb", "class Invoice\n  def amount\n    42\n  end\nend\n"),
+            // A method gone, one added, lines moved.
+            ("app/models/payment.rb", "class Payment\n\n  def refund(order)\n    order.total(nil)\n  end\nend\n"),
+            // A changed private method no public method calls: the file's warning.
+            ("app/services/notifier.rb", "class Notifier\n  def call; end\n\n  private\n\n  def helper\n    1\n  end\nend\n"),
+        ];
+        for (path, text) in edits {
+            let after: Vec<(&str, &str)> = before
+                .iter()
+                .map(|&(p, s)| if p == path { (p, text) } else { (p, s) })
+                .collect();
+            let whole = plan_prepared(prepared(&after, path), &settings());
+            let edited: Vec<Prepared> = prepared(&after, path)
+                .into_iter()
+                .filter(|p| p.path == path)
+                .collect();
+            // Whether the stored waves are kept: the edited file's items keep their shapes.
+            let kept = {
+                let index = stored.files.iter().position(|f| f.path == path).unwrap();
+                let old: BTreeSet<String> = stored
+                    .items
+                    .iter()
+                    .filter(|i| i.file() == index)
+                    .map(|i| format!("{:?}", shape(i)))
+                    .collect();
+                let new: BTreeSet<String> = whole
+                    .items
+                    .iter()
+                    .filter(|i| i.file() == index)
+                    .map(|i| format!("{:?}", shape(i)))
+                    .collect();
+                old == new
+            };
+            shapes_kept.push(kept);
+            let patched = patch_prepared(stored.clone(), edited, &settings())
+                .expect("the same classes: patched");
+            assert_ne!(
+                format!("{whole:?}"),
+                format!("{stored:?}"),
+                "{path}: an edit"
+            );
+            assert_eq!(format!("{patched:?}"), format!("{whole:?}"), "{path}");
+        }
+        // Both ways are taken: the waves kept, and computed again.
+        assert_eq!(shapes_kept, [true, true, false, false, false, true]);
+        let warned = plan_prepared(prepared(&before, ""), &settings());
+        assert!(warned
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("Circular dependency")));
+    }
+
+    #[test]
+    fn a_plan_is_not_patched_when_a_file_declares_other_classes() {
+        let stored = plan_prepared(prepared(&app(), ""), &settings());
+        for text in [
+            // A class added.
+            "class Payment\n  def capture; end\nend\n\nclass Refund; end\n",
+            // A class renamed.
+            "class Charge\n  def capture; end\nend\n",
+        ] {
+            let edited = vec![prepare(source(
+                "app/models/payment.rb",
+                text,
+                BaseVersion::Same,
+            ))];
+            assert!(
+                patch_prepared(stored.clone(), edited, &settings()).is_none(),
+                "{text}"
+            );
+        }
+        let stranger = vec![prepare(source(
+            "app/models/other.rb",
+            "class Payment; end\n",
+            BaseVersion::Same,
+        ))];
+        assert!(patch_prepared(stored, stranger, &settings()).is_none());
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub const FILE_NAME: &str = "plan.bin";
 const MAGIC: &[u8; 8] = b"RSSPLAN\0";
 
 /// The layout of the file; raised whenever it changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// What a build's stored plans say about the build: another build's is not read.
 pub fn identity() -> String {
@@ -86,6 +86,9 @@ pub struct GitSeen {
     /// The index's Ruby files the walk did not find, with their stamps (`None`: not a
     /// file there).
     pub outside: Vec<(String, Option<Stamp>)>,
+    /// How a file compares with its base version when no filter can apply to any file
+    /// (`None`: one could): a file whose stamp moved is then told by its content alone.
+    pub plain: Option<crate::git::Plain>,
 }
 
 /// A file that did not parse whole, as the answer names it (its methods are the plan's).
@@ -235,6 +238,7 @@ fn write_stamp(w: &mut Writer<'_>, stamp: Option<&Stamp>) {
             w.0.extend_from_slice(&stamp.mtime_ns.to_le_bytes());
             w.uint(stamp.size);
             w.uint(stamp.inode);
+            w.uint(u64::from(stamp.mode));
         }
     }
 }
@@ -246,6 +250,7 @@ fn read_stamp(r: &mut Reader<'_>) -> Option<Option<Stamp>> {
             mtime_ns: i128::from_le_bytes(r.take(16)?.try_into().ok()?),
             size: r.uint()?,
             inode: r.uint()?,
+            mode: r.u32()?,
         })),
         _ => None,
     }
@@ -283,6 +288,11 @@ fn write_git(w: &mut Writer<'_>, git: &GitSeen) {
         }
     }
     write_paths(w, &git.outside);
+    w.byte(match git.plain {
+        None => 0,
+        Some(crate::git::Plain { filemode: false }) => 1,
+        Some(crate::git::Plain { filemode: true }) => 2,
+    });
 }
 
 fn read_git(r: &mut Reader<'_>) -> Option<GitSeen> {
@@ -300,6 +310,12 @@ fn read_git(r: &mut Reader<'_>) -> Option<GitSeen> {
         _ => return None,
     };
     let outside = read_paths(r)?;
+    let plain = match r.byte()? {
+        0 => None,
+        1 => Some(crate::git::Plain { filemode: false }),
+        2 => Some(crate::git::Plain { filemode: true }),
+        _ => return None,
+    };
     Some(GitSeen {
         made_ns,
         files,
@@ -307,6 +323,7 @@ fn read_git(r: &mut Reader<'_>) -> Option<GitSeen> {
         ref_commit,
         commit,
         outside,
+        plain,
     })
 }
 
@@ -315,6 +332,7 @@ fn write_input(w: &mut Writer<'_>, input: &Input) {
     w.0.extend_from_slice(&input.stamp.mtime_ns.to_le_bytes());
     w.uint(input.stamp.size);
     w.uint(input.stamp.inode);
+    w.uint(u64::from(input.stamp.mode));
     w.0.extend_from_slice(&input.made_ns.to_le_bytes());
     w.0.extend_from_slice(&input.digest);
     w.opt_str(input.change.map(ChangeKind::as_str));
@@ -333,6 +351,7 @@ fn read_input(r: &mut Reader<'_>) -> Option<Input> {
     let mtime_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
     let size = r.uint()?;
     let inode = r.uint()?;
+    let mode = r.u32()?;
     let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
     let digest: [u8; 32] = r.take(32)?.try_into().ok()?;
     let change = match r.opt_str()? {
@@ -351,6 +370,7 @@ fn read_input(r: &mut Reader<'_>) -> Option<Input> {
             mtime_ns,
             size,
             inode,
+            mode,
         },
         made_ns,
         digest,
@@ -380,6 +400,11 @@ fn write_plan(w: &mut Writer<'_>, plan: &Plan) {
         for &i in &f.items {
             w.len(i);
         }
+        w.len(f.classes.len());
+        for &id in &f.classes {
+            w.uint(u64::from(id));
+        }
+        w.opt_str(f.warning.as_deref());
     }
     w.len(plan.items.len());
     for item in &plan.items {
@@ -458,6 +483,16 @@ fn read_plan(r: &mut Reader<'_>) -> Option<Plan> {
         for _ in 0..count {
             items.push(r.count()?);
         }
+        let count = r.len()?;
+        let mut file_classes = Vec::with_capacity(count);
+        for _ in 0..count {
+            let id = r.u32()?;
+            if id as usize >= classes.len() {
+                return None;
+            }
+            file_classes.push(id);
+        }
+        let warning = r.opt_str()?;
         files.push(FilePlan {
             path,
             loc,
@@ -469,6 +504,8 @@ fn read_plan(r: &mut Reader<'_>) -> Option<Plan> {
             spec_path,
             all_new,
             items,
+            classes: file_classes,
+            warning,
         });
     }
     let n = r.len()?;
@@ -625,6 +662,7 @@ mod tests {
                 mtime_ns: 1_700_000_000_123_456_789,
                 size: 312,
                 inode: 42,
+                mode: 0o100755,
             },
             made_ns: 1_700_000_100_000_000_000,
             digest: [7; 32],
@@ -673,6 +711,7 @@ mod tests {
                         mtime_ns: 1,
                         size: 2,
                         inode: 3,
+                        mode: 0o100644,
                     }),
                 ),
                 ("/w/.git/info/attributes".to_string(), None),
@@ -681,6 +720,7 @@ mod tests {
             ref_commit: vec![1; 20],
             commit: Some(vec![2; 20]),
             outside: vec![("script/x.rb".to_string(), None)],
+            plain: Some(crate::git::Plain { filemode: true }),
         };
         let plan = sample();
         let stored = Stored::read(encode(
@@ -694,6 +734,7 @@ mod tests {
         assert_eq!(stored.git.as_ref(), Some(&git));
         let newer = GitSeen {
             made_ns: 6,
+            plain: None,
             ..git.clone()
         };
         let again = Stored::read(stored.with_git(Some(&newer)).unwrap()).unwrap();

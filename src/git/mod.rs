@@ -304,9 +304,19 @@ impl Repo {
             .config()
             .and_then(|c| c.get_bool("core.ignorecase"))
             .unwrap_or(false);
+        // Whether an entry could make git see a file other than by its content: an
+        // attributes file (filters), or a flag that keeps git from looking at it.
+        let mut special = false;
         let entries: Vec<git2::IndexEntry> = index
             .iter()
-            .filter(|entry| entry.path.ends_with(b".rb"))
+            .filter(|entry| {
+                special |= entry.path.ends_with(b".gitattributes")
+                    || entry.flags & INDEX_ENTRY_VALID != 0
+                    || entry.flags_extended
+                        & (INDEX_ENTRY_SKIP_WORKTREE | INDEX_ENTRY_INTENT_TO_ADD)
+                        != 0;
+                entry.path.ends_with(b".rb")
+            })
             .collect();
         let mut opts = ruby_diff_options();
         opts.include_untracked(true).recurse_untracked_dirs(true);
@@ -314,11 +324,13 @@ impl Repo {
             .repo
             .diff_tree_to_index(tree.as_ref(), Some(&index), Some(&mut opts))
             .map_err(|e| git_error(&e))?;
+        let plain = (!special).then(|| self.plain()).flatten();
         Ok(IndexChanges {
             diff,
             index,
             entries,
             stamp: stamp.filter(|_| !ignore_case),
+            plain,
         })
     }
 
@@ -364,6 +376,7 @@ impl Repo {
             index,
             entries,
             stamp,
+            plain: _,
         } = first;
         let clean = |entry: Option<&git2::IndexEntry>, meta: Option<&std::fs::Metadata>| matches!((entry, stamp, meta), (Some(e), Some(s), Some(m)) if unchanged_on_disk(e, m, s));
         let by_path: std::collections::HashMap<&[u8], &git2::IndexEntry> =
@@ -460,14 +473,121 @@ impl Repo {
     }
 
     /// The files besides the tree that git's look at the working tree depends on: the
-    /// index, the repository's config and its `info/attributes`.
+    /// index, the repository's config, its `info/attributes`, and the user's and the
+    /// system's attributes files.
     pub fn state_files(&self) -> Vec<PathBuf> {
         let common = self.repo.commondir();
-        vec![
+        let mut files = vec![
             self.repo.path().join("index"),
             common.join("config"),
             common.join("info").join("attributes"),
-        ]
+        ];
+        files.extend(self.outer_attributes());
+        files
+    }
+
+    /// The attributes files outside the repository libgit2 reads: the user's
+    /// (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`, else
+    /// `~/.config/git/attributes`) and the system's (`/etc/gitattributes`).
+    fn outer_attributes(&self) -> Vec<PathBuf> {
+        let named = self
+            .repo
+            .config()
+            .and_then(|c| c.get_path("core.attributesFile"))
+            .ok();
+        let user = named.or_else(|| {
+            let xdg = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| {
+                    std::env::var_os("HOME")
+                        .filter(|v| !v.is_empty())
+                        .map(|home| PathBuf::from(home).join(".config"))
+                });
+            xdg.map(|dir| dir.join("git").join("attributes"))
+        });
+        user.into_iter()
+            .chain(std::iter::once(PathBuf::from("/etc/gitattributes")))
+            .collect()
+    }
+
+    /// How git compares a working file with its base version when no filter can apply
+    /// to any file (no attributes file in the index, the repository or outside it, and
+    /// no `core.autocrlf`): `None` when one could. The caller has checked the index for
+    /// attributes files and flags.
+    fn plain(&self) -> Option<Plain> {
+        let config = self.repo.config().ok()?;
+        match config.get_bool("core.autocrlf") {
+            Ok(false) => {}
+            Err(e) if e.code() == ErrorCode::NotFound => {}
+            _ => return None,
+        }
+        let common = self.repo.commondir();
+        let attributes =
+            std::iter::once(common.join("info").join("attributes")).chain(self.outer_attributes());
+        for file in attributes {
+            if std::fs::symlink_metadata(&file).is_ok() {
+                return None;
+            }
+        }
+        Some(Plain {
+            filemode: config.get_bool("core.filemode").unwrap_or(true),
+        })
+    }
+
+    /// Whether each of `files` (repository-relative path, path on disk; each a regular
+    /// file the base has) differs from its base version, as
+    /// [`Repo::working_tree_changes`] says, found without the index: its content hashed
+    /// as a blob and its executable bit (under `core.filemode`) compared with the base's
+    /// entry. Only where no filter can apply (`plain`, from a look that read the index,
+    /// and no `.gitattributes` in a folder above the file now). `Ok(None)` when that
+    /// cannot be told so: the base lacks a file or holds it as no regular file, an
+    /// attributes file is above it, a file cannot be read or is over `max_size`.
+    pub fn modified_plainly(
+        &self,
+        base: &Base,
+        files: &[(&str, &Path)],
+        plain: Plain,
+        max_size: u64,
+    ) -> Result<Option<Vec<bool>>> {
+        use std::os::unix::fs::PermissionsExt;
+        let Some(tree) = self.tree_of(base.commit)? else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(files.len());
+        for (rel, path) in files {
+            let Ok(entry) = tree.get_path(Path::new(rel)) else {
+                return Ok(None);
+            };
+            let exec = match entry.filemode() {
+                0o100644 => false,
+                0o100755 => true,
+                _ => return Ok(None),
+            };
+            // Attributes in a folder above the file (the repository's root included).
+            let mut folder = Path::new(rel).parent();
+            while let Some(dir) = folder {
+                if std::fs::symlink_metadata(self.root.join(dir).join(".gitattributes")).is_ok() {
+                    return Ok(None);
+                }
+                folder = dir.parent();
+            }
+            let Ok(meta) = std::fs::symlink_metadata(path) else {
+                return Ok(None);
+            };
+            if !meta.is_file() || meta.len() > max_size {
+                return Ok(None);
+            }
+            let Ok(bytes) = std::fs::read(path) else {
+                return Ok(None);
+            };
+            let Ok(id) = Oid::hash_object(git2::ObjectType::Blob, &bytes) else {
+                return Ok(None);
+            };
+            let mode_differs = plain.filemode && (meta.permissions().mode() & 0o100 != 0) != exec;
+            out.push(id != entry.id() || mode_differs);
+        }
+        Ok(Some(out))
     }
 
     /// Ruby files that differ between HEAD and the index (`--staged`).
@@ -535,7 +655,32 @@ pub struct IndexChanges<'repo> {
     /// `None`: no entry's stat data is trusted (the index changed while read, or paths
     /// compare without case).
     stamp: Option<IndexStamp>,
+    /// How files compare with the base when no filter can apply to any.
+    plain: Option<Plain>,
 }
+
+impl IndexChanges<'_> {
+    /// How files compare with their base versions when no filter can apply to any file
+    /// (see [`Repo::modified_plainly`]); `None` when one could.
+    pub fn plain(&self) -> Option<Plain> {
+        self.plain
+    }
+}
+
+/// A repository where no filter applies to any file (no attributes file anywhere, no
+/// `core.autocrlf`, no index entry flagged to be skipped): a file differs from its base
+/// version exactly when its content or its executable bit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plain {
+    /// `core.filemode`: whether the executable bit counts.
+    pub filemode: bool,
+}
+
+/// An index entry's flag: assume unchanged.
+const INDEX_ENTRY_VALID: u16 = 0x8000;
+/// Extended flags: intent to add, skip the working tree.
+const INDEX_ENTRY_INTENT_TO_ADD: u16 = 1 << 13;
+const INDEX_ENTRY_SKIP_WORKTREE: u16 = 1 << 14;
 
 /// The index file's modification time, as libgit2 keeps it for its racy-entry rule.
 #[derive(Debug, Clone, Copy)]
@@ -692,4 +837,142 @@ fn changes_of(diff: &git2::Diff<'_>) -> Vec<Change> {
     out.sort();
     out.dedup_by(|a, b| a.path == b.path);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A repository with two Ruby files committed, its working tree in a temporary folder.
+    fn fresh_repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        std::fs::create_dir_all(dir.path().join("app/models")).unwrap();
+        std::fs::write(
+            dir.path().join("app/models/order.rb"),
+            "class Order\n  def total; end\nend\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("app/models/user.rb"),
+            "class User\n  def name; end\nend\n",
+        )
+        .unwrap();
+        commit_all(&git, "first");
+        let repo = Repo::discover(dir.path()).unwrap();
+        (dir, repo)
+    }
+
+    fn commit_all(git: &Repository, message: &str) {
+        let mut index = git.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.write().unwrap();
+        let tree = git.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let parents: Vec<git2::Commit<'_>> = git
+            .head()
+            .ok()
+            .and_then(|h| h.peel_to_commit().ok())
+            .into_iter()
+            .collect();
+        let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        git.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+            .unwrap();
+    }
+
+    /// What libgit2 says of each file, and what the plain comparison says.
+    fn both(repo: &Repo, dir: &Path, rels: &[&str]) -> (Vec<bool>, Option<Vec<bool>>) {
+        let base = repo.head_base();
+        let whole = repo.working_tree_changes(&base).unwrap();
+        let git: Vec<bool> = rels
+            .iter()
+            .map(|rel| whole.iter().any(|c| c.path == *rel))
+            .collect();
+        let plain = repo
+            .index_changes(&base)
+            .unwrap()
+            .plain()
+            .expect("no filter can apply");
+        let files: Vec<(&str, PathBuf)> = rels.iter().map(|r| (*r, dir.join(r))).collect();
+        let files: Vec<(&str, &Path)> = files.iter().map(|(r, p)| (*r, p.as_path())).collect();
+        let told = repo
+            .modified_plainly(&base, &files, plain, 1 << 20)
+            .unwrap();
+        (git, told)
+    }
+
+    #[test]
+    fn a_file_compared_by_its_content_is_changed_exactly_when_git_says_so() {
+        let (dir, repo) = fresh_repo();
+        let rels = ["app/models/order.rb", "app/models/user.rb"];
+        // Nothing changed.
+        let (git, told) = both(&repo, dir.path(), &rels);
+        assert_eq!(git, vec![false, false]);
+        assert_eq!(told, Some(git));
+        // One edited, then its edit undone with a new inode and time.
+        let order = dir.path().join(rels[0]);
+        std::fs::write(&order, "class Order\n  def total; 1; end\nend\n").unwrap();
+        let (git, told) = both(&repo, dir.path(), &rels);
+        assert_eq!(git, vec![true, false]);
+        assert_eq!(told, Some(git));
+        std::fs::remove_file(&order).unwrap();
+        std::fs::write(&order, "class Order\n  def total; end\nend\n").unwrap();
+        let (git, told) = both(&repo, dir.path(), &rels);
+        assert_eq!(git, vec![false, false]);
+        assert_eq!(told, Some(git));
+        // Made executable: the same content, a new mode.
+        let user = dir.path().join(rels[1]);
+        std::fs::set_permissions(&user, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (git, told) = both(&repo, dir.path(), &rels);
+        assert_eq!(git, vec![false, true]);
+        assert_eq!(told, Some(git));
+    }
+
+    #[test]
+    fn a_filter_that_could_apply_leaves_the_comparison_to_git() {
+        // An attributes file in the index.
+        let (dir, repo) = fresh_repo();
+        std::fs::write(dir.path().join(".gitattributes"), "*.rb text\n").unwrap();
+        commit_all(&Repository::open(dir.path()).unwrap(), "attributes");
+        let base = repo.head_base();
+        assert_eq!(repo.index_changes(&base).unwrap().plain(), None);
+
+        // `core.autocrlf`.
+        let (dir, repo) = fresh_repo();
+        let git = Repository::open(dir.path()).unwrap();
+        git.config()
+            .unwrap()
+            .set_str("core.autocrlf", "input")
+            .unwrap();
+        assert_eq!(repo.index_changes(&repo.head_base()).unwrap().plain(), None);
+
+        // The repository's own attributes file.
+        let (dir, repo) = fresh_repo();
+        std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        std::fs::write(dir.path().join(".git/info/attributes"), "*.rb ident\n").unwrap();
+        assert_eq!(repo.index_changes(&repo.head_base()).unwrap().plain(), None);
+
+        // An attributes file in a folder above the file, not yet in the index: the
+        // repository was plain when the index was read, the file is no longer.
+        let (dir, repo) = fresh_repo();
+        let base = repo.head_base();
+        let plain = repo.index_changes(&base).unwrap().plain().unwrap();
+        std::fs::write(dir.path().join("app/.gitattributes"), "*.rb ident\n").unwrap();
+        let path = dir.path().join("app/models/order.rb");
+        let told = repo
+            .modified_plainly(&base, &[("app/models/order.rb", &path)], plain, 1 << 20)
+            .unwrap();
+        assert_eq!(told, None);
+        // A file the base does not have is not told either.
+        let new = dir.path().join("app/models/coupon.rb");
+        std::fs::write(&new, "class Coupon; end\n").unwrap();
+        std::fs::remove_file(dir.path().join("app/.gitattributes")).unwrap();
+        let told = repo
+            .modified_plainly(&base, &[("app/models/coupon.rb", &new)], plain, 1 << 20)
+            .unwrap();
+        assert_eq!(told, None);
+    }
 }

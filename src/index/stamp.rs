@@ -19,6 +19,9 @@ pub struct Stamp {
     pub(crate) size: u64,
     /// Inode number (0 where there is none).
     pub(crate) inode: u64,
+    /// Type and permission bits (0 where there are none): a `chmod +x` moves no time and
+    /// no size, yet git sees the file changed.
+    pub(crate) mode: u32,
 }
 
 impl Stamp {
@@ -35,13 +38,17 @@ impl Stamp {
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128);
         #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        let (inode, mode) = (
+            std::os::unix::fs::MetadataExt::ino(meta),
+            std::os::unix::fs::MetadataExt::mode(meta),
+        );
         #[cfg(not(unix))]
-        let inode = 0;
+        let (inode, mode) = (0, 0);
         Stamp {
             mtime_ns,
             size: meta.len(),
             inode,
+            mode,
         }
     }
 
@@ -97,6 +104,7 @@ mod tests {
             mtime_ns: 10_000_000_000,
             size: 1,
             inode: 1,
+            mode: 0o100644,
         };
         assert!(stamp.racy_ns(10_000_000_000));
         assert!(stamp.racy_ns(12_000_000_000));

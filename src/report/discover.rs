@@ -361,6 +361,13 @@ pub struct Timings {
     /// Whether git's answer was the stored plan's (nothing it depends on changed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git_stored: Option<bool>,
+    /// With `git_stored`: the files whose stamps moved, which git was asked about alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_asked: Option<u64>,
+    /// Whether the stored plan was patched for the few files that changed, not made
+    /// whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patched: Option<bool>,
     /// Peak resident memory of the process so far, in KiB (Linux only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peak_rss_kb: Option<u64>,

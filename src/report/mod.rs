@@ -162,6 +162,42 @@ pub struct Answer {
     sizing: Option<std::sync::Arc<Sizing>>,
     /// Whether it is an error answer ([`Answer::from_error`]).
     error: bool,
+    /// Work the command left running while the answer is printed.
+    background: Option<std::sync::Arc<Background>>,
+}
+
+/// Work a command leaves running on threads of their own when it answers (a cache or a
+/// stored plan being written), so it is done while the answer is printed: waited for by
+/// [`Answer::wait`], or when the last copy of the answer is dropped, so no process ends
+/// with a write half done.
+#[derive(Default)]
+pub struct Background(std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>);
+
+impl Background {
+    /// Waits for every thread.
+    pub fn wait(&self) {
+        let handles: Vec<_> = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .drain(..)
+            .collect();
+        for handle in handles {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.wait();
+    }
+}
+
+impl std::fmt::Debug for Background {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Background")
+    }
 }
 
 /// How an answer too large for its reader is cut down: the whole answer is written to a
@@ -292,6 +328,7 @@ impl Answer {
             streamed: None,
             sizing: None,
             error: false,
+            background: None,
         }
     }
 
@@ -311,6 +348,7 @@ impl Answer {
             streamed: Some(answer),
             sizing: None,
             error: false,
+            background: None,
         }
     }
 
@@ -318,6 +356,26 @@ impl Answer {
     pub fn sized(mut self, sizing: Sizing) -> Self {
         self.sizing = Some(std::sync::Arc::new(sizing));
         self
+    }
+
+    /// This answer, with `threads` left running while it is printed (see [`Background`]).
+    pub fn with_background(mut self, threads: Vec<std::thread::JoinHandle<()>>) -> Self {
+        if !threads.is_empty() {
+            let background = self.background.get_or_insert_with(Default::default);
+            background
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend(threads);
+        }
+        self
+    }
+
+    /// Waits for the work the command left running (see [`Background`]).
+    pub fn wait(&self) {
+        if let Some(background) = &self.background {
+            background.wait();
+        }
     }
 
     /// Whether it is an error answer (`status: error`, exit 1).
@@ -422,6 +480,7 @@ impl Answer {
             streamed: None,
             sizing: None,
             error: true,
+            background: None,
         }
     }
 

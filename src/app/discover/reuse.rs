@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::discover::stored::{self, GitSeen, Input, Stored, Unparsable};
-use crate::discover::Plan;
+use crate::discover::{Plan, Prepared, Settings};
 use crate::index;
 use crate::index::stamp::Stamp;
 
@@ -144,6 +144,137 @@ impl PlanStore {
         Some((stored.plan()?, stored.unparsable.clone()))
     }
 
+    /// The files of this run that are not as the stored plan recorded them (a stamp that
+    /// differs or is racy, another change, old path or base version), when the others are
+    /// (the same files in the same order, under the same settings) and they are few: at
+    /// most one in [`PATCHED_SHARE`] (a larger change is planned whole, through the facts
+    /// cache). Empty when every file is as recorded.
+    pub(super) fn edited(&self, seen: &Seen<'_>, threads: usize) -> Option<Vec<usize>> {
+        let stored = self
+            .stored
+            .as_ref()
+            .filter(|s| s.settings == self.settings)?;
+        let n = stored.inputs.len();
+        if n != seen.candidates.len()
+            || n != seen.bases.len()
+            || !stored
+                .inputs
+                .iter()
+                .zip(seen.candidates)
+                .all(|(input, c)| input.rel == c.rel)
+        {
+            return None;
+        }
+        let edited: Vec<usize> = index::in_pool(threads, || {
+            stored
+                .inputs
+                .par_iter()
+                .zip(seen.candidates.par_iter())
+                .zip(seen.bases.par_iter())
+                .enumerate()
+                .filter(|(_, ((input, c), base))| {
+                    let stamp = c.stamp.or_else(|| {
+                        std::fs::metadata(&c.path)
+                            .ok()
+                            .filter(std::fs::Metadata::is_file)
+                            .map(|meta| Stamp::from_meta(&meta))
+                    });
+                    !(input.change == c.change
+                        && input.old_path == c.old_path
+                        && input.base == **base
+                        && stamp == Some(input.stamp)
+                        && !input.stamp.racy_ns(input.made_ns))
+                })
+                .map(|(i, _)| i)
+                .collect()
+        });
+        (edited.len() <= (n / PATCHED_SHARE).max(1)).then_some(edited)
+    }
+
+    /// The stored plan brought up to date for the `edited` files (see [`PlanStore::edited`]),
+    /// read again as `fresh` (their facts reduced, and what identifies the version read):
+    /// the plan, the files that did not parse whole, and the inputs to store. A file whose
+    /// content and git's view are the recorded ones changes only its stamp. `None` when a
+    /// file could not be read, or the plan cannot be patched
+    /// ([`crate::discover::patch_prepared`]): it is then made whole.
+    pub(super) fn patch(
+        &self,
+        seen: &Seen<'_>,
+        edited: &[usize],
+        fresh: Vec<(Prepared, Option<index::cache::Key>)>,
+        settings: &Settings,
+    ) -> Option<Patched> {
+        let stored = self.stored.as_ref()?;
+        let mut inputs = stored.inputs.clone();
+        let mut unparsable = stored.unparsable.clone();
+        let mut changed: Vec<Prepared> = Vec::new();
+        for (&i, (prepared, key)) in edited.iter().zip(fresh) {
+            let key = key?;
+            if prepared.skipped().is_some() {
+                return None;
+            }
+            let candidate = seen.candidates.get(i)?;
+            let input = Input {
+                rel: candidate.rel.clone(),
+                stamp: key.stamp,
+                made_ns: key.made_ns,
+                digest: key.digest,
+                change: candidate.change,
+                old_path: candidate.old_path.clone(),
+                base: *seen.bases.get(i)?,
+            };
+            let slot = inputs.get_mut(i)?;
+            let same = slot.digest == input.digest
+                && slot.change == input.change
+                && slot.old_path == input.old_path
+                && slot.base == input.base;
+            *slot = input;
+            if same {
+                continue;
+            }
+            unparsable.retain(|u| u.path != prepared.path);
+            if prepared.diagnostic_count() > 0 {
+                let first = prepared.first_diagnostic();
+                unparsable.push(Unparsable {
+                    path: prepared.path.clone(),
+                    line: first.map_or(1, |d| d.line),
+                    message: first
+                        .map_or_else(|| "syntax error".to_string(), |d| d.message.clone()),
+                    errors: prepared.diagnostic_count(),
+                });
+            }
+            changed.push(prepared);
+        }
+        let mut plan = stored.plan()?;
+        if !changed.is_empty() {
+            // In the order the files were read, as a plan made whole lists them.
+            let order: std::collections::HashMap<&str, usize> = unparsable
+                .iter()
+                .filter_map(|u| {
+                    let at = inputs.iter().position(|input| input.rel == u.path)?;
+                    Some((u.path.as_str(), at))
+                })
+                .collect();
+            let mut keyed: Vec<(usize, Unparsable)> = unparsable
+                .iter()
+                .map(|u| {
+                    (
+                        order.get(u.path.as_str()).copied().unwrap_or(usize::MAX),
+                        u.clone(),
+                    )
+                })
+                .collect();
+            keyed.sort_by_key(|(at, _)| *at);
+            unparsable = keyed.into_iter().map(|(_, u)| u).collect();
+            plan = crate::discover::patch_prepared(plan, changed, settings)?;
+        }
+        Some(Patched {
+            plan,
+            unparsable,
+            inputs,
+        })
+    }
+
     /// Whether the stored plan records exactly these inputs and git's (nothing to write
     /// again).
     pub(super) fn records(&self, inputs: &[Input], git: Option<&GitSeen>) -> bool {
@@ -162,14 +293,16 @@ impl PlanStore {
     }
 
     /// The walked files as the stored plan's candidates, with how git saw each then, when
-    /// git's answer could not have changed: the same files, each and every other Ruby
-    /// file of the index with its recorded stamp, outside the racy window (the caller
-    /// checked the index, the config and the base with [`git_holds`]).
+    /// git's answer could not have changed but for a few files: the same files, each
+    /// other Ruby file of the index with its recorded stamp, outside the racy window (the
+    /// caller checked the index, the config and the base with [`git_holds`]). The files
+    /// whose stamps moved or are racy (at most one in [`PATCHED_SHARE`]) are listed: their
+    /// candidates carry the recorded answer, which the caller asks git about again.
     pub(super) fn trusted(
         &self,
         files: &[index::SourceFile],
         threads: usize,
-    ) -> Option<Vec<Candidate>> {
+    ) -> Option<(Vec<Candidate>, Vec<usize>)> {
         let stored = self
             .stored
             .as_ref()
@@ -180,7 +313,7 @@ impl PlanStore {
         {
             return None;
         }
-        index::in_pool(threads, || {
+        let measured: Vec<(Candidate, bool)> = index::in_pool(threads, || {
             let outside_holds = git.outside.par_iter().all(|(rel, stamp)| {
                 let now = file_stamp(&self.root.join(rel));
                 now == *stamp && stamp.is_none_or(|s| !s.racy_ns(git.made_ns))
@@ -193,18 +326,29 @@ impl PlanStore {
                 .par_iter()
                 .zip(files.par_iter())
                 .map(|(input, file)| {
-                    let stamp = file_stamp(&file.path)
-                        .filter(|s| *s == input.stamp && !s.racy_ns(input.made_ns))?;
-                    Some(Candidate {
+                    let stamp = file_stamp(&file.path)?;
+                    let moved = stamp != input.stamp || stamp.racy_ns(input.made_ns);
+                    let candidate = Candidate {
                         rel: file.rel.clone(),
                         path: file.path.clone(),
                         change: input.change,
                         old_path: input.old_path.clone(),
                         stamp: Some(stamp),
-                    })
+                    };
+                    Some((candidate, moved))
                 })
                 .collect()
-        })
+        })?;
+        let edited: Vec<usize> = measured
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, moved))| *moved)
+            .map(|(i, _)| i)
+            .collect();
+        if edited.len() > (files.len() / PATCHED_SHARE).max(1) {
+            return None;
+        }
+        Some((measured.into_iter().map(|(c, _)| c).collect(), edited))
     }
 
     /// The stored plan's bytes with `git` for what git's answer depended on, when that
@@ -243,15 +387,21 @@ impl PlanStore {
         same.then_some(stored)
     }
 
-    /// The bytes to store for `plan`, made from `inputs`.
-    pub(super) fn encode(
+    /// What to store for a plan made from `inputs`, once the plan is in the answer.
+    pub(super) fn storing(
         &self,
-        inputs: &[Input],
-        git: Option<&GitSeen>,
-        unparsable: &[Unparsable],
-        plan: &Plan,
-    ) -> Vec<u8> {
-        stored::encode(&self.settings, git, inputs, unparsable, plan)
+        inputs: Vec<Input>,
+        git: Option<GitSeen>,
+        unparsable: Vec<Unparsable>,
+    ) -> Storing {
+        Storing {
+            root: self.root.clone(),
+            dir: self.dir.clone(),
+            settings: self.settings,
+            inputs,
+            git,
+            unparsable,
+        }
     }
 
     /// Writes `bytes` as the stored plan, through the guard (never outside the project
@@ -265,6 +415,49 @@ impl PlanStore {
     pub(super) fn place(&self) -> (PathBuf, PathBuf) {
         (self.root.clone(), self.dir.clone())
     }
+}
+
+/// A plan to store, with what it was made from: encoded and written once the answer
+/// holds the plan, on a thread of its own while the answer is printed.
+pub(super) struct Storing {
+    root: PathBuf,
+    dir: PathBuf,
+    settings: [u8; 32],
+    inputs: Vec<Input>,
+    git: Option<GitSeen>,
+    unparsable: Vec<Unparsable>,
+}
+
+impl Storing {
+    /// The stored plan's bytes for `plan`.
+    pub(super) fn bytes(&self, plan: &Plan) -> Vec<u8> {
+        stored::encode(
+            &self.settings,
+            self.git.as_ref(),
+            &self.inputs,
+            &self.unparsable,
+            plan,
+        )
+    }
+
+    /// Writes `bytes` as the stored plan (see [`PlanStore::write`]).
+    pub(super) fn write(&self, bytes: &[u8]) -> bool {
+        PlanStore::write(&self.root, &self.dir, bytes)
+    }
+}
+
+/// At most one file in this many is read again and planned anew on a stored plan; more
+/// are planned whole.
+const PATCHED_SHARE: usize = 16;
+
+/// A stored plan brought up to date for the few files that changed.
+pub(super) struct Patched {
+    /// The plan.
+    pub plan: Plan,
+    /// The files that did not parse whole.
+    pub unparsable: Vec<Unparsable>,
+    /// What the plan was made from, to store.
+    pub inputs: Vec<Input>,
 }
 
 /// A regular file's stamp (`None`: not a file there; a link is not followed).

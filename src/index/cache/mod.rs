@@ -52,7 +52,7 @@ pub const MAX_BYTES: usize = 512 * 1024 * 1024;
 const MAGIC: &[u8; 8] = b"RSSFACTS";
 
 /// The layout of the file; raised whenever [`codec`] or the entry layout changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What a build's cache files say about the build: another build's cache is not read.
 pub fn identity() -> String {
@@ -482,6 +482,7 @@ impl FactsCache {
             w.0.extend_from_slice(&entry.stamp.mtime_ns.to_le_bytes());
             w.uint(entry.stamp.size);
             w.uint(entry.stamp.inode);
+            w.uint(u64::from(entry.stamp.mode));
             w.0.extend_from_slice(&entry.made_ns.to_le_bytes());
             w.0.extend_from_slice(&entry.digest);
             w.byte(u8::from(entry.digests));
@@ -506,6 +507,7 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
         let mtime_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
         let size = r.uint()?;
         let inode = r.uint()?;
+        let mode = r.u32()?;
         let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
         let digest: [u8; 32] = r.take(32)?.try_into().ok()?;
         let digests = match r.byte()? {
@@ -522,6 +524,7 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
                 mtime_ns,
                 size,
                 inode,
+                mode,
             },
             made_ns,
             digest,
@@ -537,6 +540,31 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
 
 /// Where a file this module's kind keeps, `name` in `dir`, may be written: through the
 /// guard, never outside the project `root`, never under `.git/` (`None`: refused).
+/// The facts of `file`, parsed now, with what identifies the version read (`None` when it
+/// could not be read), as [`FactsCache::lookup`] keys a file it parses: for a caller that
+/// knows which few files changed and does not open the cache to ask about them.
+pub fn read_keyed(file: &SourceFile, max_size: u64, digests: bool) -> (FileFacts, Option<Key>) {
+    let seen_ns = nanos_since_epoch(SystemTime::now());
+    match super::read_source_stamped(&file.path, max_size) {
+        Ok((bytes, stamp)) => {
+            let digest: [u8; 32] = Sha256::digest(&bytes).into();
+            let options = ExtractOptions {
+                digests,
+                ..ExtractOptions::default()
+            };
+            let facts = super::extract_with(&file.rel, &bytes, &options);
+            let key = Key {
+                stamp,
+                made_ns: seen_ns,
+                digest,
+                digests,
+            };
+            (facts, Some(key))
+        }
+        Err(reason) => (super::unread(&file.rel, reason), None),
+    }
+}
+
 pub(crate) fn place(root: &Path, dir: &Path, name: &str) -> Option<crate::guard::Target> {
     crate::guard::folder(root, dir).ok()?.file(name).ok()
 }

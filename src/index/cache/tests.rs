@@ -223,7 +223,7 @@ fn a_bad_cache_file_is_ignored_and_made_again() {
     // Another build: the same layout, another identity of the same length.
     *foreign.get_mut(identity_at + 12).unwrap() ^= 0x01;
     let mut newer_format = good.clone();
-    *newer_format.get_mut(8).unwrap() = 2;
+    *newer_format.get_mut(8).unwrap() = FORMAT as u8 + 1;
     // Hand-edited: a method name changed inside the payload.
     let name_at = good.windows(5).rposition(|w| w == b"total").unwrap();
     let mut edited = good.clone();
