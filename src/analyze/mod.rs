@@ -268,8 +268,10 @@ fn analyze_class(request: &Request<'_>, lookup: &Lookup) -> (Vec<MethodAnalysis>
         .responders()
     });
     for selected in &request.methods {
+        // The last definition: Ruby calls the one a later `def` left in place.
         let found = class.by_name.get(selected.name.as_str()).and_then(|list| {
             list.iter()
+                .rev()
                 .filter_map(|&i| request.facts.methods.get(i).map(|m| (i, m)))
                 .find(|(_, m)| selected.kind.is_none_or(|k| k == m.kind))
         });
@@ -740,6 +742,7 @@ fn same_class_callees<'a>(
         for name in names {
             let found = class.by_name.get(name.as_str()).and_then(|list| {
                 list.iter()
+                    .rev()
                     .filter_map(|&i| facts.methods.get(i))
                     .find(|f| f.kind == method.kind)
             });
@@ -1080,6 +1083,15 @@ pub(crate) mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn a_method_defined_twice_is_planned_from_its_last_definition() {
+        // Ruby keeps the last `def`: the abstract stub above is never called.
+        let src = "class Condition\n  def arel_predicate\n    raise \"not implemented\"\n  end\n\n  def arel_predicate\n    negative? ? attr.not_eq(value) : attr.eq(value)\n  end\nend\n";
+        let m = analyze_one(src, "arel_predicate");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["negative"], "{:?}", flat(&m));
     }
 
     #[test]

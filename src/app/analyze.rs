@@ -817,6 +817,7 @@ fn analyze_file(
     // Without discovery: every public method of every class and module of the file, and
     // the private ones Rails calls.
     let triggers = crate::rails::callbacks::triggers(&facts);
+    let redefined = crate::index::redefined(&facts.methods);
     let selected = match existing.as_ref().and_then(|m| m.get("methods_to_analyze")) {
         Some(Value::Sequence(items)) => items.iter().filter_map(selected_entry).collect::<Vec<_>>(),
         _ => facts
@@ -825,6 +826,7 @@ fn analyze_file(
             .enumerate()
             .filter(|(i, m)| {
                 !m.dynamic
+                    && !redefined.get(*i).copied().unwrap_or(false)
                     && (m.is_public_api()
                         || (m.name != "initialize"
                             && triggers.get(*i).is_some_and(Option::is_some)))

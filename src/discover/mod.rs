@@ -330,9 +330,13 @@ pub fn prepare(source: Source) -> Prepared {
     // The plan's units: public methods, and the methods Rails calls (callbacks,
     // validations, filters, rescue_from handlers) even when private.
     let triggers = crate::rails::callbacks::triggers(&facts);
+    // A `def` a later one of the same class replaces is never called: no unit.
+    let redefined = crate::index::redefined(&facts.methods);
+    let replaced = |i: usize| redefined.get(i).copied().unwrap_or(false);
     let unit = |i: usize, m: &crate::index::MethodFacts| {
-        m.is_public_api()
-            || (m.name != "initialize" && triggers.get(i).is_some_and(Option::is_some))
+        !replaced(i)
+            && (m.is_public_api()
+                || (m.name != "initialize" && triggers.get(i).is_some_and(Option::is_some)))
     };
     // What each unit absorbs, found once: the modes and the references read it.
     let absorber = crate::index::Absorber::new(&facts.methods);
@@ -363,6 +367,7 @@ pub fn prepare(source: Source) -> Prepared {
             .is_some_and(|mode| *mode != MethodMode::Unchanged);
         if changed
             && !m.dynamic
+            && !replaced(i)
             && m.name != "initialize"
             && !unit(i, m)
             && !absorbed_by.iter().any(|a| a.contains(&i))
@@ -1071,6 +1076,33 @@ mod tests {
             BaseVersion::Same,
         ))];
         assert!(patch_prepared(stored, stranger, &settings()).is_none());
+    }
+
+    #[test]
+    fn a_method_a_later_def_replaces_is_no_unit_of_the_plan() {
+        let src = "class Condition\n  def arel_predicate\n    raise \"not implemented\"\n  end\n\n  def value; end\n\n  def arel_predicate\n    negative? ? attr.not_eq(value) : attr.eq(value)\n  end\nend\n";
+        let facts = extract("app/models/condition.rb", src.as_bytes());
+        assert_eq!(
+            crate::index::redefined(&facts.methods),
+            [true, false, false]
+        );
+        let all = Settings {
+            select_all: true,
+            ..settings()
+        };
+        let plan = plan(
+            vec![source("app/models/condition.rb", src, BaseVersion::Missing)],
+            &all,
+        );
+        let ids: Vec<(&str, u32)> = plan
+            .items
+            .iter()
+            .map(|i| (&*i.method_id, i.line_range.0))
+            .collect();
+        assert_eq!(
+            ids,
+            [("Condition#value", 6), ("Condition#arel_predicate", 8)]
+        );
     }
 
     #[test]

@@ -249,6 +249,26 @@ impl MethodFacts {
     }
 }
 
+/// For each method, whether a later `def` of the same class, kind and name replaces it
+/// (Ruby keeps the last definition: the earlier one is never called). Reopened classes in
+/// other files are not seen here.
+pub fn redefined(methods: &[MethodFacts]) -> Vec<bool> {
+    let mut seen: std::collections::HashSet<(&str, &str, MethodKind)> =
+        std::collections::HashSet::with_capacity(methods.len());
+    let mut out = vec![false; methods.len()];
+    for (i, m) in methods.iter().enumerate().rev() {
+        if m.dynamic {
+            continue;
+        }
+        if !seen.insert((m.owner.as_str(), m.name.as_str(), m.kind)) {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    out
+}
+
 /// Builds a method id: `Owner#name` or `Owner.name`.
 pub fn method_id(owner: &str, name: &str, kind: MethodKind) -> String {
     let sep = match kind {
