@@ -268,10 +268,8 @@ fn analyze_class(request: &Request<'_>, lookup: &Lookup) -> (Vec<MethodAnalysis>
         .responders()
     });
     for selected in &request.methods {
-        // The last definition: Ruby calls the one a later `def` left in place.
         let found = class.by_name.get(selected.name.as_str()).and_then(|list| {
             list.iter()
-                .rev()
                 .filter_map(|&i| request.facts.methods.get(i).map(|m| (i, m)))
                 .find(|(_, m)| selected.kind.is_none_or(|k| k == m.kind))
         });
@@ -336,8 +334,10 @@ impl<'a> ClassMethods<'a> {
             absorber: crate::index::Absorber::new(&facts.methods),
             clients: clients::Clients::of_class(facts, class, gems),
         };
+        // A def a later one replaces is never called: its name finds the later one.
+        let redefined = crate::index::redefined(&facts.methods);
         for (i, m) in facts.methods.iter().enumerate() {
-            if m.owner != class {
+            if m.owner != class || redefined.get(i).copied().unwrap_or(false) {
                 continue;
             }
             if out.initialize.is_none() && m.name == "initialize" && m.kind == MethodKind::Instance
@@ -742,7 +742,6 @@ fn same_class_callees<'a>(
         for name in names {
             let found = class.by_name.get(name.as_str()).and_then(|list| {
                 list.iter()
-                    .rev()
                     .filter_map(|&i| facts.methods.get(i))
                     .find(|f| f.kind == method.kind)
             });

@@ -1103,6 +1103,13 @@ mod tests {
             ids,
             [("Condition#value", 6), ("Condition#arel_predicate", 8)]
         );
+        // A stand-in defined where the real one could not be (a `rescue`, an `if`) is an
+        // alternative, not a replacement: both are listed.
+        let src = "module Jemalloc\n  begin\n    attach_function :mallctl, [:string], :int\n    def self.mallctl!(name)\n      raise Error if mallctl(name) != 0\n    end\n  rescue FFI::NotFoundError\n    def self.mallctl!(...)\n      raise Error\n    end\n  end\n\n  if RUBY_VERSION > \"3\"\n    def self.version = \"5\"\n  else\n    def self.version = \"4\"\n  end\nend\n";
+        let facts = extract("app/logical/jemalloc.rb", src.as_bytes());
+        let conditional: Vec<bool> = facts.methods.iter().map(|m| m.conditional).collect();
+        assert_eq!(conditional, [true, true, true, true]);
+        assert_eq!(crate::index::redefined(&facts.methods), [false; 4]);
     }
 
     #[test]

@@ -196,6 +196,9 @@ pub struct MethodFacts {
     /// (`Class.new do def x; end end` assigned to a local). Listed, as Ruby's parser lists
     /// them, but never a wave item: the class that gets it is only known at run time.
     pub dynamic: bool,
+    /// Inside an `if`/`unless` or a `begin` with a `rescue` of its class body: a def that
+    /// may not run (`rescue FFI::NotFoundError` then a stand-in def).
+    pub conditional: bool,
     /// Digest of the def's text with indentation and blank lines removed (0 when extracted
     /// without digests: see [`super::ExtractOptions::digests`]).
     pub body_digest: u64,
@@ -250,14 +253,17 @@ impl MethodFacts {
 }
 
 /// For each method, whether a later `def` of the same class, kind and name replaces it
-/// (Ruby keeps the last definition: the earlier one is never called). Reopened classes in
-/// other files are not seen here.
+/// (Ruby keeps the last definition: the earlier one is never called). Both must be
+/// unconditional defs of the class body. Reopened classes in other files are not seen
+/// here.
 pub fn redefined(methods: &[MethodFacts]) -> Vec<bool> {
     let mut seen: std::collections::HashSet<(&str, &str, MethodKind)> =
         std::collections::HashSet::with_capacity(methods.len());
     let mut out = vec![false; methods.len()];
     for (i, m) in methods.iter().enumerate().rev() {
-        if m.dynamic {
+        // Only a def that surely runs replaces one, and only one that surely ran is
+        // replaced (a stand-in defined in a `rescue` is an alternative).
+        if m.dynamic || m.conditional {
             continue;
         }
         if !seen.insert((m.owner.as_str(), m.name.as_str(), m.kind)) {

@@ -187,6 +187,9 @@ struct Ctx {
     scope: Option<usize>,
     singleton: bool,
     mode: Mode,
+    /// Inside an `if`/`unless` or a `begin` with a `rescue` of the class body: what is
+    /// defined here may not be.
+    conditional: bool,
 }
 
 impl Ctx {
@@ -198,6 +201,7 @@ impl Ctx {
             // Top-level defs are private methods of Object.
             singleton: false,
             mode: Mode::Private,
+            conditional: false,
         }
     }
 
@@ -346,22 +350,26 @@ impl<'pr> Extractor<'_, 'pr> {
             }
             Node::IfNode { .. } => {
                 if let Some(n) = node.as_if_node() {
+                    let was = std::mem::replace(&mut ctx.conditional, true);
                     if let Some(s) = n.statements() {
                         self.statements(&s.as_node(), ctx);
                     }
                     if let Some(sub) = n.subsequent() {
                         self.statement(&sub, ctx);
                     }
+                    ctx.conditional = was;
                 }
             }
             Node::UnlessNode { .. } => {
                 if let Some(n) = node.as_unless_node() {
+                    let was = std::mem::replace(&mut ctx.conditional, true);
                     if let Some(s) = n.statements() {
                         self.statements(&s.as_node(), ctx);
                     }
                     if let Some(e) = n.else_clause() {
                         self.statement(&e.as_node(), ctx);
                     }
+                    ctx.conditional = was;
                 }
             }
             Node::ElseNode { .. } => {
@@ -405,6 +413,19 @@ impl<'pr> Extractor<'_, 'pr> {
     /// A class, module or `class << self` body: statements, or a begin with rescue clauses.
     fn body(&mut self, node: &Node<'pr>, ctx: &mut Ctx) {
         if let Some(begin) = node.as_begin_node() {
+            // With a rescue, what the body defines after a call that raises is not defined,
+            // and what the rescue defines only is then.
+            let was = ctx.conditional;
+            ctx.conditional |= begin.rescue_clause().is_some();
+            self.begin_parts(&begin, ctx);
+            ctx.conditional = was;
+        } else {
+            self.statements(node, ctx);
+        }
+    }
+
+    fn begin_parts(&mut self, begin: &ruby_prism::BeginNode<'pr>, ctx: &mut Ctx) {
+        {
             if let Some(s) = begin.statements() {
                 self.statements(&s.as_node(), ctx);
             }
@@ -425,8 +446,6 @@ impl<'pr> Extractor<'_, 'pr> {
                     self.statements(&s.as_node(), ctx);
                 }
             }
-        } else {
-            self.statements(node, ctx);
         }
     }
 
@@ -472,6 +491,8 @@ impl<'pr> Extractor<'_, 'pr> {
             scope: Some(self.classes.len() - 1),
             singleton: false,
             mode: Mode::Public,
+            // Its own body runs whole once the statement does.
+            conditional: false,
         };
         if let Some(body) = body {
             self.body(&body, &mut inner);
@@ -897,6 +918,7 @@ impl<'pr> Extractor<'_, 'pr> {
             line_range,
             scope: ctx.scope,
             dynamic,
+            conditional: ctx.conditional,
             body_digest,
             params,
             calls,

@@ -59,7 +59,7 @@ pub fn encode(facts: &FileFacts, out: &mut Vec<u8>) {
             None => w.uint(0),
             Some(i) => w.uint((i as u64).saturating_add(1)),
         }
-        w.bool(m.dynamic);
+        w.byte(u8::from(m.dynamic) | (u8::from(m.conditional) << 1));
         w.0.extend_from_slice(&m.body_digest.to_le_bytes());
         w.len(m.params.len());
         for p in &m.params {
@@ -161,7 +161,10 @@ pub fn decode(path: &str, bytes: &[u8]) -> Option<FileFacts> {
         if scope.is_some_and(|i| i >= classes.len()) {
             return None;
         }
-        let dynamic = r.bool()?;
+        let (dynamic, conditional) = match r.byte()? {
+            b @ 0..=3 => (b & 1 != 0, b & 2 != 0),
+            _ => return None,
+        };
         let body_digest = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
         let params_len = r.len()?;
         let mut params = Vec::with_capacity(params_len);
@@ -191,6 +194,7 @@ pub fn decode(path: &str, bytes: &[u8]) -> Option<FileFacts> {
             line_range,
             scope,
             dynamic,
+            conditional,
             body_digest,
             params,
             calls,

@@ -52,7 +52,7 @@ pub const MAX_BYTES: usize = 512 * 1024 * 1024;
 const MAGIC: &[u8; 8] = b"RSSFACTS";
 
 /// The layout of the file; raised whenever [`codec`] or the entry layout changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// What a build's cache files say about the build: another build's cache is not read.
 pub fn identity() -> String {
