@@ -1199,14 +1199,38 @@ impl Converter<'_> {
         if let Some(arg) = c.block().and_then(|b| b.as_block_argument_node()) {
             args.push(self.other(&arg.as_node()));
         }
+        // `user&.is_a?(User)`: nil is of no class a test names (but NilClass and the
+        // classes every object is), so the `&.` guards nothing; read as `user.is_a?(User)`.
+        let type_test = matches!(name.as_str(), "is_a?" | "kind_of?" | "instance_of?")
+            && matches!(args.as_slice(), [Node::Const { path, .. }]
+                if !matches!(path.as_str(), "NilClass" | "Object" | "BasicObject" | "Kernel"));
+        // The same for each `&.` of its receiver's chain (`invoice&.recipient&.is_a?(Group)`
+        // is false whenever a link is nil).
+        let recv = if type_test {
+            recv.map(plain_chain)
+        } else {
+            recv
+        };
         Node::Call(Box::new(Call {
             recv,
             name,
             args,
             block,
-            safe_nav: c.is_safe_navigation(),
+            safe_nav: c.is_safe_navigation() && !type_test,
             line,
         }))
+    }
+}
+
+/// A chain of calls without its `&.`s (blocks and arguments left as they are).
+fn plain_chain(node: Node) -> Node {
+    match node {
+        Node::Call(mut c) if c.block.is_none() => {
+            c.safe_nav = false;
+            c.recv = c.recv.take().map(plain_chain);
+            Node::Call(c)
+        }
+        other => other,
     }
 }
 

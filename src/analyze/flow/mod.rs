@@ -1555,6 +1555,16 @@ impl<'a> Walker<'a> {
     pub fn known(&self, cond: &Node) -> Option<bool> {
         match cond {
             Node::True | Node::Int(_) | Node::Float(_) | Node::Str(_) | Node::Sym(_) => Some(true),
+            // `self`, and what every object answers with an object: `self.class`.
+            Node::SelfRef => Some(true),
+            Node::Call(c)
+                if c.args.is_empty()
+                    && c.block.is_none()
+                    && matches!(c.recv.as_ref(), None | Some(Node::SelfRef))
+                    && (c.name == "class" && c.recv.is_some()) =>
+            {
+                Some(true)
+            }
             Node::False | Node::Nil => Some(false),
             // The status of the last child process: set once a command ran (the method
             // ran one to read it), so `$? && $?.exitstatus != 0` asks the exit status only.
@@ -2815,6 +2825,40 @@ mod tests {
         );
         // A value, not a predicate: present or missing.
         assert_eq!(flat(&analyze_one(src, "token_name")).len(), 1);
+    }
+
+    #[test]
+    fn a_type_test_through_safe_navigation_asks_the_type_only() {
+        // nil is of no class the test names: `user&.is_a?(User)` is false for nil.
+        let src = "module TimeHelper\n  def time_zone_for(user)\n    if user&.is_a?(User) && user.preference.time_zone\n      user.preference.time_zone\n    else\n      Time.zone.name\n    end\n  end\n\n  def nil_or_user(user)\n    user&.is_a?(NilClass) ? :none : :some\n  end\nend\n";
+        let plan = flat(&analyze_one(src, "time_zone_for"));
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        // Through a chain: nil at any link is of no class either.
+        let chain = "class PeriodItem\n  def group_ids\n    invoice&.recipient&.is_a?(Group) ? invoice.recipient_id : invoice&.group_id\n  end\nend\n";
+        let lines = flat(&analyze_one(chain, "group_ids"));
+        assert!(
+            lines[0].starts_with("1 invoice_recipient_is_group [boolean]"),
+            "{lines:?}"
+        );
+        assert!(
+            plan[0].starts_with("1 user_is_a_user [boolean]"),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|l| l.contains(" user [presence]")),
+            "{plan:?}"
+        );
+        // `nil.is_a?(NilClass)` is true: there the `&.` decides.
+        let plan = flat(&analyze_one(src, "nil_or_user"));
+        assert!(plan[0].starts_with("1 user [presence]"), "{plan:?}");
+    }
+
+    #[test]
+    fn self_and_its_class_are_always_there() {
+        let src = "module Permissions\n  def remove_permissions\n    to_remove = if id && self.class\n      Permission.where(asset_id: id, asset_type: self.class.name)\n    else\n      []\n    end\n    to_remove.each(&:destroy)\n  end\nend\n";
+        let plan = flat(&analyze_one(src, "remove_permissions"));
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert!(plan[0].starts_with("1 id [presence]"), "{plan:?}");
     }
 
     #[test]
