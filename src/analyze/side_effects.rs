@@ -6,6 +6,7 @@
 //! | `XMailer.m(...).deliver_now/later` | email | `sends m email` |
 //! | `WebhookSender.call(:event, ...)`, `*Webhook*` | webhook | `sends event notification` |
 //! | `Rails.cache.write/fetch/delete`, `Redis`, `$redis` | cache | `caches key` / `clears cached key` |
+//! | `expire_fragment/expire_page/expire_action(key)` | cache | `expires the cached fragment key` |
 //! | `EventBus.publish(:e)`, `ActiveSupport::Notifications.instrument("e")` | event | `publishes e event` |
 //! | `XJob.perform_later/perform_async` | event | `enqueues x job` (\[J\]: an enqueue is an event) |
 //! | `HTTP.post`, `Faraday`, `HTTParty`, `Net::HTTP`, `RestClient`, an `@http` client | external_api | `calls the x API` |
@@ -162,6 +163,20 @@ pub(crate) fn first_name(c: &Call) -> Option<String> {
 fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
     let (env, lookup, rules, own) = (f.env, f.lookup, f.rules, f.own);
     let name = c.name.as_str();
+    // Rails' fragment, page and action caches (a controller's or a sweeper's, or
+    // `ActionController::Base.new.expire_fragment(key)` anywhere).
+    if matches!(name, "expire_fragment" | "expire_page" | "expire_action") && !c.args.is_empty() {
+        let what = match name {
+            "expire_page" => "page",
+            "expire_action" => "action",
+            _ => "fragment",
+        };
+        let text = match first_name(c) {
+            Some(key) => format!("expires the cached {what} {key}"),
+            None => format!("expires a cached {what}"),
+        };
+        return Some(effect("cache", text));
+    }
     // `perform_later(...)` inside a job's own class method enqueues that job.
     if c.recv.is_none() {
         if ENQUEUES.contains(&name) && (own.ends_with("Job") || own.ends_with("Worker")) {
@@ -645,6 +660,27 @@ mod tests {
                 ("event", "publishes \"order.paid\" event".to_string()),
                 ("event", "enqueues sync job".to_string()),
                 ("external_api", "calls the charges API".to_string()),
+            ]
+        );
+    }
+
+    /// Rails' fragment, page and action caches, in a sweeper or on a controller built for
+    /// it; a call with no key is no expiry.
+    #[test]
+    fn expired_fragments_pages_and_actions_are_cache_effects() {
+        let found = effects(
+            "    ActionController::Base.new.expire_fragment(\"tag_set_show_#{order.id}\")\n    expire_page(:orders)\n    expire_action(controller: \"orders\", action: \"index\")\n    expire_fragment",
+            &[],
+        );
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "cache",
+                    "expires the cached fragment tag set show".to_string()
+                ),
+                ("cache", "expires the cached page orders".to_string()),
+                ("cache", "expires a cached action".to_string()),
             ]
         );
     }
