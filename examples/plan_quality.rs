@@ -1363,6 +1363,8 @@ struct MethodScore {
     extra: Vec<String>,
     /// Characteristics on the lines of one the expert found, beside the one matched.
     repeats: Vec<String>,
+    /// Matched characteristics under another parent than the expert's, for reading.
+    reparented: Vec<String>,
     effects_expert: usize,
     effects_matched: usize,
     effects_tool: usize,
@@ -1428,6 +1430,7 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             retyped: Vec::new(),
             extra: Vec::new(),
             repeats: Vec::new(),
+            reparented: Vec::new(),
             effects_expert: 0,
             effects_matched: 0,
             effects_tool: 0,
@@ -1526,6 +1529,17 @@ fn score(app: &App, labels: &LabelFile) -> Score {
             };
             if agrees {
                 s.structure_agrees += 1;
+            } else {
+                let tool_name = tool_parent
+                    .and_then(|tp| m.characteristics.get(tp))
+                    .map_or("(top)", |c| c.name.as_str());
+                s.reparented.push(format!(
+                    "{} [{}] under {}, expert: under {}",
+                    m.characteristics[ti].name,
+                    label.characteristics[ei].subject,
+                    tool_name,
+                    expert_parent.unwrap_or("(top)")
+                ));
             }
         }
         for (i, c) in m.characteristics.iter().enumerate() {
@@ -1710,7 +1724,7 @@ impl Score {
         ));
         if details {
             for m in &self.methods {
-                if m.missed.is_empty() && m.extra.is_empty() {
+                if m.missed.is_empty() && m.extra.is_empty() && m.reparented.is_empty() {
                     continue;
                 }
                 line(format!(
@@ -1732,6 +1746,9 @@ impl Score {
                 }
                 for x in &m.extra {
                     line(format!("    extra:  {x}"));
+                }
+                for x in &m.reparented {
+                    line(format!("    parent: {x}"));
                 }
             }
         }
