@@ -1199,6 +1199,26 @@ impl Converter<'_> {
         if let Some(arg) = c.block().and_then(|b| b.as_block_argument_node()) {
             args.push(self.other(&arg.as_node()));
         }
+        // `Hash === attrs[k]`: a class's or module's `===` is `is_a?` (a constant named in
+        // CamelCase names one; `EMAIL_FORMAT === text` is a value's own `===`).
+        if name == "===" && args.len() == 1 && block.is_none() {
+            if let Some(Node::Const { path, .. }) = recv.as_ref() {
+                let last = path.rsplit("::").next().unwrap_or(path);
+                if last.chars().next().is_some_and(char::is_uppercase)
+                    && last.chars().any(char::is_lowercase)
+                {
+                    let subject = args.pop();
+                    return Node::Call(Box::new(Call {
+                        recv: subject,
+                        name: "is_a?".to_string(),
+                        args: recv.into_iter().collect(),
+                        block: None,
+                        safe_nav: false,
+                        line,
+                    }));
+                }
+            }
+        }
         // `user&.is_a?(User)`: nil is of no class a test names (but NilClass and the
         // classes every object is), so the `&.` guards nothing; read as `user.is_a?(User)`.
         let type_test = matches!(name.as_str(), "is_a?" | "kind_of?" | "instance_of?")

@@ -2854,6 +2854,18 @@ mod tests {
     }
 
     #[test]
+    fn a_class_case_equality_is_a_type_test() {
+        // `Hash === value` is `value.is_a?(Hash)`; a value constant's `===` is its own.
+        let src = "class Builder\n  def build(attrs, k)\n    if Hash === attrs[k]\n      nested(attrs[k])\n    elsif EMAIL_FORMAT === attrs[k]\n      email(attrs[k])\n    end\n  end\nend\n";
+        let plan = flat(&analyze_one(src, "build"));
+        assert!(
+            plan[0].contains("[boolean]") && plan[0].contains("of type Hash"),
+            "{plan:?}"
+        );
+        assert!(!plan[1].contains("of type"), "{plan:?}");
+    }
+
+    #[test]
     fn self_and_its_class_are_always_there() {
         let src = "module Permissions\n  def remove_permissions\n    to_remove = if id && self.class\n      Permission.where(asset_id: id, asset_type: self.class.name)\n    else\n      []\n    end\n    to_remove.each(&:destroy)\n  end\nend\n";
         let plan = flat(&analyze_one(src, "remove_permissions"));
