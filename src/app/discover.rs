@@ -253,47 +253,46 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             (blobs, bases)
         }
     };
-    let reused = {
+    // Which files differ from the stored plan's, each measured once (git's look measured
+    // them, if it ran): none, and the stored plan is the plan; a few, and it is patched
+    // for them alone, read and parsed now (not through the facts cache, which is not even
+    // opened).
+    let edited = store.as_ref().and_then(|store| {
         let seen = reuse::Seen {
             candidates: &candidates,
             bases: &bases,
         };
-        store
-            .as_ref()
-            .and_then(|store| store.unchanged(&seen, config.threads))
+        store.edited(&seen, config.threads)
+    });
+    let reused = match (&store, &edited) {
+        (Some(store), Some(edited)) if edited.is_empty() => store.as_stored(),
+        _ => None,
     };
-    // A few files differ from the stored plan's: it is patched for them alone, read and
-    // parsed now (not through the facts cache, which is not even opened).
-    let patched = match (&store, &reused) {
-        (Some(store), None) => {
+    let patched = match (&store, &reused, edited) {
+        (Some(store), None, Some(edited)) if !edited.is_empty() => {
             let seen = reuse::Seen {
                 candidates: &candidates,
                 bases: &bases,
             };
-            store
-                .edited(&seen, config.threads)
-                .filter(|edited| !edited.is_empty())
-                .and_then(|edited| {
-                    let fresh = index::in_pool(config.threads, || {
-                        edited
-                            .par_iter()
-                            .filter_map(|&i| {
-                                let (c, blobs) = (candidates.get(i)?, blobs.get(i)?);
-                                Some(read_source(
-                                    config,
-                                    has_repo,
-                                    c,
-                                    blobs,
-                                    &options.cache,
-                                    true,
-                                ))
-                            })
-                            .collect::<Vec<_>>()
-                    });
-                    (fresh.len() == edited.len())
-                        .then(|| store.patch(&seen, &edited, fresh, &settings))
-                        .flatten()
-                })
+            let fresh = index::in_pool(config.threads, || {
+                edited
+                    .par_iter()
+                    .filter_map(|&i| {
+                        let (c, blobs) = (candidates.get(i)?, blobs.get(i)?);
+                        Some(read_source(
+                            config,
+                            has_repo,
+                            c,
+                            blobs,
+                            &options.cache,
+                            true,
+                        ))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            (fresh.len() == edited.len())
+                .then(|| store.patch(&seen, &edited, fresh, &settings))
+                .flatten()
         }
         _ => None,
     };
@@ -327,16 +326,7 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         timings.parse_ms = millis(phase);
         let phase = Instant::now();
         progress.start("plan", plan.files.len()).finish();
-        unparsable = stored_unparsable
-            .into_iter()
-            .map(|u| UnparsableFile {
-                path: u.path,
-                line: u.line,
-                message: u.message,
-                errors: u.errors,
-                methods: Vec::new(),
-            })
-            .collect();
+        unparsable = unparsable_files(stored_unparsable);
         timings.graph_ms = millis(phase);
         plan
     } else if let Some(patched) = patched {
@@ -349,28 +339,12 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
         timings.parse_ms = millis(phase);
         let phase = Instant::now();
         progress.start("plan", plan.files.len()).finish();
-        // What git's answer depended on, stored when git measured every file as it was
-        // read, as on a run that plans whole.
-        let git_stored = git_run.seen.filter(|_| {
-            inputs
-                .iter()
-                .zip(&candidates)
-                .all(|(input, c)| c.stamp == Some(input.stamp))
-        });
+        let git_stored = git_kept(git_run.seen, &inputs, &candidates);
         drop(candidates);
         to_store = store
             .as_ref()
             .map(|store| store.storing(inputs, git_stored, stored_unparsable.clone()));
-        unparsable = stored_unparsable
-            .into_iter()
-            .map(|u| UnparsableFile {
-                path: u.path,
-                line: u.line,
-                message: u.message,
-                errors: u.errors,
-                methods: Vec::new(),
-            })
-            .collect();
+        unparsable = unparsable_files(stored_unparsable);
         timings.patched = Some(true);
         timings.graph_ms = millis(phase);
         plan
@@ -418,16 +392,9 @@ pub fn run(config: &Config, options: &Options) -> Result<Answer> {
             .filter(|_| skipped.is_empty())
             .and_then(|_| reuse::inputs(&seen, &keys));
         drop(keys);
-        // What git's answer depended on, stored when git measured every file as it was
-        // read (a file that changed in between would carry git's view of another version).
-        let git_stored = git_run.seen.filter(|_| {
-            inputs.as_ref().is_some_and(|inputs| {
-                inputs
-                    .iter()
-                    .zip(seen.candidates)
-                    .all(|(input, c)| c.stamp == Some(input.stamp))
-            })
-        });
+        let git_stored = inputs
+            .as_ref()
+            .and_then(|inputs| git_kept(git_run.seen, inputs, seen.candidates));
         let same = match (&store, &inputs) {
             (Some(store), Some(inputs)) => store.same_digests(&seen, inputs),
             _ => None,
@@ -1176,6 +1143,38 @@ fn ask_again(
         }
     }
     Ok(Some((candidates, edited)))
+}
+
+/// The stored plan's files that did not parse whole, as the answer lists them (their
+/// methods are filled in from the plan).
+fn unparsable_files(stored: Vec<stored::Unparsable>) -> Vec<UnparsableFile> {
+    stored
+        .into_iter()
+        .map(|u| UnparsableFile {
+            path: u.path,
+            line: u.line,
+            message: u.message,
+            errors: u.errors,
+            methods: Vec::new(),
+        })
+        .collect()
+}
+
+/// What git's answer depended on, kept with a plan made from `inputs` when git measured
+/// every file as it was read (a file that changed in between would carry git's view of
+/// another version).
+fn git_kept(
+    seen: Option<stored::GitSeen>,
+    inputs: &[stored::Input],
+    candidates: &[Candidate],
+) -> Option<stored::GitSeen> {
+    seen.filter(|_| {
+        inputs.len() == candidates.len()
+            && inputs
+                .iter()
+                .zip(candidates)
+                .all(|(input, c)| c.stamp == Some(input.stamp))
+    })
 }
 
 /// The base version (of every file that changed) and the staged version (staged mode) of

@@ -257,9 +257,13 @@ impl MethodFacts {
 /// unconditional defs of the class body. Reopened classes in other files are not seen
 /// here.
 pub fn redefined(methods: &[MethodFacts]) -> Vec<bool> {
-    let mut seen: std::collections::HashSet<(&str, &str, MethodKind)> =
-        std::collections::HashSet::with_capacity(methods.len());
     let mut out = vec![false; methods.len()];
+    if methods.len() < 2 {
+        return out;
+    }
+    // Run for every file a plan reads: FxHash, not the default SipHash.
+    let mut seen: rustc_hash::FxHashSet<(&str, &str, MethodKind)> =
+        rustc_hash::FxHashSet::with_capacity_and_hasher(methods.len(), Default::default());
     for (i, m) in methods.iter().enumerate().rev() {
         // Only a def that surely runs replaces one, and only one that surely ran is
         // replaced (a stand-in defined in a `rescue` is an alternative).

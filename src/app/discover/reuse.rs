@@ -94,33 +94,11 @@ impl PlanStore {
         }
     }
 
-    /// The stored plan, when every file carries the stamp it had when the plan was made
-    /// (and was not modified within git's racy window of that moment): measured, not read.
-    pub(super) fn unchanged(
-        &self,
-        seen: &Seen<'_>,
-        threads: usize,
-    ) -> Option<(Plan, Vec<Unparsable>)> {
-        let stored = self.same_files(seen)?;
-        let fresh = index::in_pool(threads, || {
-            stored
-                .inputs
-                .par_iter()
-                .zip(seen.candidates.par_iter())
-                .all(|(input, candidate)| {
-                    // Measured once: git's look at the working tree did it, if it ran.
-                    let stamp = candidate.stamp.or_else(|| {
-                        std::fs::metadata(&candidate.path)
-                            .ok()
-                            .filter(std::fs::Metadata::is_file)
-                            .map(|meta| Stamp::from_meta(&meta))
-                    });
-                    stamp == Some(input.stamp) && !input.stamp.racy_ns(input.made_ns)
-                })
-        });
-        if !fresh {
-            return None;
-        }
+    /// The stored plan as it was stored, with the files that did not parse whole (`None`
+    /// when it does not read back whole). For a run whose files are all as recorded
+    /// ([`PlanStore::edited`] found none).
+    pub(super) fn as_stored(&self) -> Option<(Plan, Vec<Unparsable>)> {
+        let stored = self.stored.as_ref()?;
         Some((stored.plan()?, stored.unparsable.clone()))
     }
 
@@ -141,7 +119,7 @@ impl PlanStore {
         if !same {
             return None;
         }
-        Some((stored.plan()?, stored.unparsable.clone()))
+        self.as_stored()
     }
 
     /// The files of this run that are not as the stored plan recorded them (a stamp that
@@ -213,16 +191,7 @@ impl PlanStore {
             if prepared.skipped().is_some() {
                 return None;
             }
-            let candidate = seen.candidates.get(i)?;
-            let input = Input {
-                rel: candidate.rel.clone(),
-                stamp: key.stamp,
-                made_ns: key.made_ns,
-                digest: key.digest,
-                change: candidate.change,
-                old_path: candidate.old_path.clone(),
-                base: *seen.bases.get(i)?,
-            };
+            let input = input_of(seen.candidates.get(i)?, &key, *seen.bases.get(i)?);
             let slot = inputs.get_mut(i)?;
             let same = slot.digest == input.digest
                 && slot.change == input.change
@@ -248,24 +217,14 @@ impl PlanStore {
         let mut plan = stored.plan()?;
         if !changed.is_empty() {
             // In the order the files were read, as a plan made whole lists them.
-            let order: std::collections::HashMap<&str, usize> = unparsable
-                .iter()
-                .filter_map(|u| {
-                    let at = inputs.iter().position(|input| input.rel == u.path)?;
-                    Some((u.path.as_str(), at))
-                })
-                .collect();
-            let mut keyed: Vec<(usize, Unparsable)> = unparsable
-                .iter()
-                .map(|u| {
-                    (
-                        order.get(u.path.as_str()).copied().unwrap_or(usize::MAX),
-                        u.clone(),
-                    )
-                })
-                .collect();
-            keyed.sort_by_key(|(at, _)| *at);
-            unparsable = keyed.into_iter().map(|(_, u)| u).collect();
+            if unparsable.len() > 1 {
+                let at: std::collections::HashMap<&str, usize> = inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, input)| (input.rel.as_str(), i))
+                    .collect();
+                unparsable.sort_by_key(|u| at.get(u.path.as_str()).copied().unwrap_or(usize::MAX));
+            }
             plan = crate::discover::patch_prepared(plan, changed, settings)?;
         }
         Some(Patched {
@@ -499,17 +458,20 @@ pub(super) fn inputs(seen: &Seen<'_>, keys: &[Option<index::cache::Key>]) -> Opt
         .iter()
         .zip(seen.bases)
         .zip(keys)
-        .map(|((candidate, base), key)| {
-            let key = key.as_ref()?;
-            Some(Input {
-                rel: candidate.rel.clone(),
-                stamp: key.stamp,
-                made_ns: key.made_ns,
-                digest: key.digest,
-                change: candidate.change,
-                old_path: candidate.old_path.clone(),
-                base: *base,
-            })
-        })
+        .map(|((candidate, base), key)| Some(input_of(candidate, key.as_ref()?, *base)))
         .collect()
+}
+
+/// What a plan is made from for one candidate: the version read (`key`), how git saw it,
+/// the digest of its base version.
+fn input_of(candidate: &Candidate, key: &index::cache::Key, base: Option<[u8; 32]>) -> Input {
+    Input {
+        rel: candidate.rel.clone(),
+        stamp: key.stamp,
+        made_ns: key.made_ns,
+        digest: key.digest,
+        change: candidate.change,
+        old_path: candidate.old_path.clone(),
+        base,
+    }
 }
