@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::discover::zones::ZoneThresholds;
@@ -863,11 +862,11 @@ struct GitRun {
     edited: Vec<usize>,
 }
 
-/// The sha256 of each base version read.
-fn base_digests(blobs: &[Blobs]) -> Vec<Option<[u8; 32]>> {
+/// The content digest of each base version read.
+fn base_digests(blobs: &[Blobs]) -> Vec<Option<index::ContentDigest>> {
     blobs
         .iter()
-        .map(|(base, _)| base.as_ref().map(|bytes| Sha256::digest(bytes).into()))
+        .map(|(base, _)| base.as_ref().map(|bytes| index::content_digest(bytes)))
         .collect()
 }
 

@@ -35,7 +35,7 @@ pub const FILE_NAME: &str = "plan.bin";
 const MAGIC: &[u8; 8] = b"RSSPLAN\0";
 
 /// The layout of the file; raised whenever it changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// What a build's stored plans say about the build: another build's is not read.
 pub fn identity() -> String {
@@ -57,14 +57,14 @@ pub struct Input {
     /// When the stamp was taken (nanoseconds since the epoch): a file modified within
     /// git's racy window of it is compared by its digest, not its stamp.
     pub made_ns: i128,
-    /// The sha256 of its content.
-    pub digest: [u8; 32],
+    /// The content digest of its content ([`crate::index::content_digest`]).
+    pub digest: crate::index::ContentDigest,
     /// How git saw it.
     pub change: Option<ChangeKind>,
     /// Its path in the base, for renames.
     pub old_path: Option<String>,
-    /// The sha256 of the base version the plan compared it with, when it read one.
-    pub base: Option<[u8; 32]>,
+    /// The content digest of the base version the plan compared it with, when it read one.
+    pub base: Option<crate::index::ContentDigest>,
 }
 
 /// What git's answer in all mode depends on besides the walked files: when all of it is
@@ -353,7 +353,7 @@ fn read_input(r: &mut Reader<'_>) -> Option<Input> {
     let inode = r.uint()?;
     let mode = r.u32()?;
     let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
-    let digest: [u8; 32] = r.take(32)?.try_into().ok()?;
+    let digest: crate::index::ContentDigest = r.take(16)?.try_into().ok()?;
     let change = match r.opt_str()? {
         None => None,
         Some(word) => Some(ChangeKind::parse(&word)?),
@@ -361,7 +361,7 @@ fn read_input(r: &mut Reader<'_>) -> Option<Input> {
     let old_path = r.opt_str()?;
     let base = match r.byte()? {
         0 => None,
-        1 => Some(r.take(32)?.try_into().ok()?),
+        1 => Some(r.take(16)?.try_into().ok()?),
         _ => return None,
     };
     Some(Input {
@@ -665,10 +665,10 @@ mod tests {
                 mode: 0o100755,
             },
             made_ns: 1_700_000_100_000_000_000,
-            digest: [7; 32],
+            digest: [7; 16],
             change: Some(ChangeKind::Renamed),
             old_path: Some("app/models/old.rb".into()),
-            base: Some([9; 32]),
+            base: Some([9; 16]),
         }]
     }
 

@@ -10,7 +10,7 @@
 //!   when the watches cannot be set up (the system's watch limit), every folder and file
 //!   is stat'ed at each call (in parallel): a folder whose stamp changed, or a changed
 //!   `.gitignore`, means the tree is walked again.
-//! - **Facts** per file, kept with the stamp and the content digest (sha256) they were
+//! - **Facts** per file, kept with the stamp and the content digest (XXH3-128) they were
 //!   made from: a file is read again only when its stamp changed, and parsed again only
 //!   when its digest changed too. A stamp is not trusted for a file modified within
 //!   [`RACY`] of being read (two writes in the same clock tick look alike): such a file
@@ -125,7 +125,7 @@ struct Tree {
 #[derive(Debug)]
 struct Entry {
     stamp: Stamp,
-    digest: [u8; 32],
+    digest: index::ContentDigest,
     /// When the stamp was taken (nanoseconds since the epoch).
     seen_ns: i128,
     racy: bool,
@@ -408,7 +408,7 @@ impl Index {
             // Not cached: the next call tries again, as the command line would.
             Err(_) => return Arc::new(index::index_file(file, max_size)),
         };
-        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        let digest = index::content_digest(&bytes);
         let mut state = self.state();
         state.counters.reads += 1;
         let stamp = stamp.or_else(|| Stamp::of(&file.path));

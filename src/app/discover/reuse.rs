@@ -75,8 +75,8 @@ impl Opening {
 /// What a run found of its files, to compare with a stored plan and to store its own.
 pub(super) struct Seen<'a> {
     pub candidates: &'a [Candidate],
-    /// The sha256 of each candidate's base version, when one was read.
-    pub bases: &'a [Option<[u8; 32]>],
+    /// The content digest of each candidate's base version, when one was read.
+    pub bases: &'a [Option<index::ContentDigest>],
 }
 
 impl PlanStore {
@@ -317,8 +317,8 @@ impl PlanStore {
         (stored.git.as_ref() != Some(git)).then(|| stored.with_git(Some(git)))?
     }
 
-    /// The sha256 of each stored input's base version.
-    pub(super) fn bases(&self) -> Vec<Option<[u8; 32]>> {
+    /// The content digest of each stored input's base version.
+    pub(super) fn bases(&self) -> Vec<Option<index::ContentDigest>> {
         self.stored
             .as_ref()
             .map(|s| s.inputs.iter().map(|i| i.base).collect())
@@ -464,7 +464,11 @@ pub(super) fn inputs(seen: &Seen<'_>, keys: &[Option<index::cache::Key>]) -> Opt
 
 /// What a plan is made from for one candidate: the version read (`key`), how git saw it,
 /// the digest of its base version.
-fn input_of(candidate: &Candidate, key: &index::cache::Key, base: Option<[u8; 32]>) -> Input {
+fn input_of(
+    candidate: &Candidate,
+    key: &index::cache::Key,
+    base: Option<index::ContentDigest>,
+) -> Input {
     Input {
         rel: candidate.rel.clone(),
         stamp: key.stamp,

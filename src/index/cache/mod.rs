@@ -4,7 +4,7 @@
 //! changed parses only what changed.
 //!
 //! - **Key**: the file's root-relative path, its [`Stamp`] (mtime in nanoseconds, size,
-//!   inode) and the sha256 of its content. A file is not read when its stamp is the one
+//!   inode) and the [`super::content_digest`] of its content. A file is not read when its stamp is the one
 //!   recorded and it was not modified within [`RACY`] of the moment it was recorded (git's
 //!   racy-clean rule); otherwise it is read and its digest compared, and parsed only when
 //!   the digest differs.
@@ -31,13 +31,12 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use sha2::{Digest, Sha256};
 
 #[cfg(doc)]
 use super::stamp::RACY;
 use super::stamp::{nanos_since_epoch, Stamp};
 use super::walk::SourceFile;
-use super::{ExtractOptions, FileFacts};
+use super::{ContentDigest, ExtractOptions, FileFacts};
 
 /// The cache file's name in `{metadata_path}/rspec_scout/`.
 pub const FILE_NAME: &str = "facts.bin";
@@ -52,7 +51,7 @@ pub const MAX_BYTES: usize = 512 * 1024 * 1024;
 const MAGIC: &[u8; 8] = b"RSSFACTS";
 
 /// The layout of the file; raised whenever [`codec`] or the entry layout changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// What a build's cache files say about the build: another build's cache is not read.
 pub fn identity() -> String {
@@ -70,7 +69,7 @@ struct Entry {
     stamp: Stamp,
     /// When the stamp was taken (nanoseconds since the epoch).
     made_ns: i128,
-    digest: [u8; 32],
+    digest: ContentDigest,
     /// Whether its methods carry digests ([`ExtractOptions::digests`]).
     digests: bool,
     /// The encoded facts.
@@ -104,8 +103,8 @@ pub struct Key {
     /// When the stamp was taken (nanoseconds since the epoch): an entry whose file was
     /// modified within [`super::stamp::RACY`] of it is verified by its digest.
     pub made_ns: i128,
-    /// The sha256 of the content.
-    pub digest: [u8; 32],
+    /// The content digest of the content ([`super::content_digest`]).
+    pub digest: ContentDigest,
     /// Whether the facts carry method digests.
     pub digests: bool,
 }
@@ -285,7 +284,7 @@ impl FactsCache {
                 }
             }
         };
-        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        let digest = super::content_digest(&bytes);
         if let Some(entry) = old.filter(|e| e.digest == digest) {
             if let Some(facts) = self.decode(&file.rel, &entry.blob) {
                 // Written again only when the stamp says more than before.
@@ -455,7 +454,7 @@ impl FactsCache {
     fn encode(&self, entries: &[(&str, &Entry)]) -> Vec<u8> {
         // At most this much besides the path and the facts: three varints, two times, the
         // digest and a flag.
-        const PER_ENTRY: usize = 3 * 10 + 3 + 2 * 16 + 32 + 1;
+        const PER_ENTRY: usize = 3 * 10 + 3 + 2 * 16 + 16 + 1;
         let mut total = 0usize;
         let mut written = Vec::with_capacity(entries.len());
         for &(rel, entry) in entries {
@@ -509,7 +508,7 @@ fn read_entries(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
         let inode = r.uint()?;
         let mode = r.u32()?;
         let made_ns = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
-        let digest: [u8; 32] = r.take(32)?.try_into().ok()?;
+        let digest: ContentDigest = r.take(16)?.try_into().ok()?;
         let digests = match r.byte()? {
             0 => false,
             1 => true,
@@ -547,7 +546,7 @@ pub fn read_keyed(file: &SourceFile, max_size: u64, digests: bool) -> (FileFacts
     let seen_ns = nanos_since_epoch(SystemTime::now());
     match super::read_source_stamped(&file.path, max_size) {
         Ok((bytes, stamp)) => {
-            let digest: [u8; 32] = Sha256::digest(&bytes).into();
+            let digest = super::content_digest(&bytes);
             let options = ExtractOptions {
                 digests,
                 ..ExtractOptions::default()
