@@ -684,7 +684,7 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
                 note: None,
             });
         }
-        ">=" | ">" | "<=" | "<" => return range(call),
+        ">=" | ">" | "<=" | "<" => return hierarchy(call).or_else(|| range(call)),
         // Numeric's sign predicates are a number against 0: a range, as `x > 0` is.
         "positive?" | "negative?" if call.args.is_empty() && call.block.is_none() => {
             let compared = Call {
@@ -930,6 +930,57 @@ const COMMANDS: &[&str] = &[
 
 fn call_text(call: &Call) -> String {
     Node::Call(Box::new(call.clone())).render()
+}
+
+/// The constant `node` names when it names a class or module: the last segment in
+/// CamelCase (`ApplicationRecord`, `Redmine::Acts::Watchable::InstanceMethods`), not a
+/// value's constant in capitals (`MAX_SIZE`).
+fn class_constant(node: &Node) -> Option<&str> {
+    let Node::Const { path, .. } = node else {
+        return None;
+    };
+    let last = path.rsplit("::").next().unwrap_or(path);
+    (last.chars().next().is_some_and(char::is_uppercase) && last.chars().any(char::is_lowercase))
+        .then_some(path.as_str())
+}
+
+/// `klass < ApplicationRecord`: Module#< against a class or module is whether the
+/// receiver has it among its ancestors (a subclass, or a module that includes it), not a
+/// size (`klass inheriting from ApplicationRecord`, not "klass below application
+/// record"); `<=` also holds for the class itself. `ApplicationRecord > klass` is the same
+/// test written the other way round.
+fn hierarchy(call: &Call) -> Option<Spec> {
+    let lhs = call.recv.as_ref()?;
+    let rhs = call.args.first()?;
+    let (subject, ancestor, or_itself) = match (call.name.as_str(), class_constant(rhs)) {
+        ("<", Some(ancestor)) => (lhs, ancestor, false),
+        ("<=", Some(ancestor)) => (lhs, ancestor, true),
+        (">", None) => (rhs, class_constant(lhs)?, false),
+        (">=", None) => (rhs, class_constant(lhs)?, true),
+        _ => return None,
+    };
+    if matches!(subject, Node::Int(_) | Node::Float(_)) {
+        return None;
+    }
+    let words = subject_words(subject);
+    let (truthy, falsy) = if or_itself {
+        (
+            format!("{words} being {ancestor} or inheriting from it"),
+            format!("{words} neither {ancestor} nor inheriting from it"),
+        )
+    } else {
+        (
+            format!("{words} inheriting from {ancestor}"),
+            format!("{words} NOT inheriting from {ancestor}"),
+        )
+    };
+    let last = ancestor.rsplit("::").next().unwrap_or(ancestor);
+    Some(boolean(
+        identifier(&format!("{words}_inherits_from_{last}")),
+        format!("whether {truthy}"),
+        truthy,
+        falsy,
+    ))
 }
 
 fn range(call: &Call) -> Option<Spec> {
@@ -1234,6 +1285,32 @@ mod tests {
         );
         // A type test is named after the type asked, not the predicate's last word.
         assert_eq!(cond_spec("choice.is_a?(Array)").name, "choice_is_array");
+        // Module#< against a class or module: the ancestry, not a size.
+        let spec = cond_spec("payment.class < ApplicationRecord");
+        assert_eq!(spec.kind, CharType::Boolean);
+        assert_eq!(spec.name, "payment_class_inherits_from_application_record");
+        assert_eq!(
+            spec.truthy.description,
+            "payment class inheriting from ApplicationRecord"
+        );
+        assert_eq!(
+            spec.falsy.description,
+            "payment class NOT inheriting from ApplicationRecord"
+        );
+        let spec = cond_spec("user <= Redmine::Acts::Watchable::InstanceMethods");
+        assert_eq!(
+            spec.truthy.description,
+            "user being Redmine::Acts::Watchable::InstanceMethods or inheriting from it"
+        );
+        assert_eq!(
+            cond_spec("ApplicationRecord > user").name,
+            "user_inherits_from_application_record"
+        );
+        // A constant in capitals is a value: still a range.
+        assert_eq!(
+            cond_spec("payment.amount < MAX_AMOUNT").kind,
+            CharType::Range
+        );
         assert_eq!(cond_spec("obj.kind_of?(Admin::Role)").name, "obj_is_role");
         assert_eq!(cond_spec("user.is_a?(User)").name, "user_is_a_user");
         assert_eq!(cond_spec("order.is_a?(Order)").name, "order_is_an_order");
