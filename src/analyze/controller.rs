@@ -821,4 +821,20 @@ mod tests {
             vec!["1 story [presence] present:story present -> enqueues cache job | nil:story missing => returns nil"]
         );
     }
+
+    #[test]
+    fn a_filter_that_ends_by_setting_an_instance_variable_says_so() {
+        // The assignment is what tells the paths apart: both let the request through,
+        // one with `@project` set.
+        let src = "class WatchersController < ApplicationController\n  before_action :find_project\n\n  def index\n  end\n\n  private\n\n  def find_project\n    if params[:object_id]\n      @projects = Project.where(id: params[:object_id]).to_a\n      if @projects.size == 1\n        @project = @projects.first\n      end\n    elsif params[:project_id]\n      @project = Project.visible.find_by_param(params[:project_id])\n    end\n  end\nend\n";
+        use crate::analyze::tests::{analyze_one, flat};
+        assert_eq!(
+            flat(&analyze_one(src, "find_project")),
+            vec![
+                "1 object_id_param [presence] present:object id param present | nil:object id param missing",
+                "2 number_of_projects [enum] 1:1 -> lets the request through with project set to the first of the projects | other:NOT 1 -> lets the request through",
+                "2 project_id_param [presence] present:project id param -> lets the request through with project set to Project visible find by param | nil:project id param -> lets the request through",
+            ]
+        );
+    }
 }

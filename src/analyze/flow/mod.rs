@@ -794,6 +794,20 @@ impl<'a> Walker<'a> {
         if let Some(done) = filter_action {
             outcome.description = done;
         } else if self.cx.text.action && tail && !self.is_response(stmt) {
+            // A filter's `@project = @projects.first` last: the request goes on with that
+            // instance variable set, which is what the filter is for and what tells this
+            // path from one that skips the assignment. (An action's last assignment feeds
+            // its template: the template is what it does.)
+            let sets = match stmt {
+                Node::Assign { .. } if !self.cx.text.filter => None,
+                Node::Assign {
+                    target: target @ crate::index::body::Target::Ivar(_),
+                    op,
+                    value,
+                    ..
+                } => sets_text(target, op, value),
+                _ => None,
+            };
             outcome = Outcome {
                 description: if self.cx.text.filter {
                     "lets the request through".to_string()
@@ -807,6 +821,9 @@ impl<'a> Walker<'a> {
                 guessed: false,
                 sets: None,
             };
+            if let Some(sets) = sets {
+                outcome = outcome.with_sets(&sets);
+            }
         }
         if !tail && !outcome.failure && !self.is_response(stmt) && self.is_discarded(original) {
             if let Some(done) = discarded_call(stmt, &outcome.description) {
