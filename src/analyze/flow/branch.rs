@@ -57,7 +57,12 @@ impl Walker<'_> {
         let named = lifted.map(|words| (then_slots.clone(), else_slots.clone(), words));
         let then_body = statements(&node.then);
         let else_body = node.els.as_ref().map(statements);
-        for (slots, body) in [(then_slots, Some(then_body)), (else_slots, else_body)] {
+        let elsif = matches!(&node.els, Some(Node::If(e)) if e.elsif);
+        for (is_else, (slots, body)) in [(then_slots, Some(then_body)), (else_slots, else_body)]
+            .into_iter()
+            .zip([false, true])
+            .map(|(pair, is_else)| (is_else, pair))
+        {
             // A branch reached through several values (the `else` of `a && b`: a false, or
             // a true and b false) that decides more is walked once; the others get the
             // outcome that walk ends with, instead of a copy of every characteristic below
@@ -79,6 +84,16 @@ impl Walker<'_> {
                     slots.insert(0, chosen);
                 }
             }
+            // An `elsif` reached two ways (`if a && b ... elsif c`: `a` false, or `a` true
+            // and `b` false) that decides one or two things more: walked under both, so
+            // neither way in reads as if `c` were not asked (redmine's `if type && id ...
+            // elsif project_id`). More copies than that are what J18 avoids; the rest of a
+            // method after a guard is not an `elsif`.
+            let copies_allowed = if is_else && elsif && slots.len() == 2 {
+                2
+            } else {
+                0
+            };
             let mut first_end: Option<End> = None;
             for slot in slots {
                 // Under another of the values the branch's conditions may all be decided
@@ -88,7 +103,7 @@ impl Walker<'_> {
                         let before = self.snapshot();
                         let count = self.chars.len();
                         let end = self.seq(stmts, self.under(slot), branch_tail);
-                        if self.chars.len() == count {
+                        if self.chars.len() <= count + copies_allowed {
                             Some(end)
                         } else {
                             self.restore(before);
@@ -462,6 +477,24 @@ mod tests {
                 "1 story_id [presence] present:story id present -> calls story on the vote | nil:story id missing -> returns :cast",
                 "1 vote_value_matches [boolean] true:vote value matching new vote => returns nil | false:vote value NOT matching new vote -> returns :cast",
             ]);
+    }
+
+    #[test]
+    fn an_elsif_after_a_conjunction_is_asked_whichever_operand_failed() {
+        // `type` missing or `id` missing: either way `project_id` is asked next.
+        let m = analyze_one(
+            "class WatchableFinder\n  def find(type, id, project_id)\n    if type && id\n      Watchable.where(type: type, id: id).to_a\n    elsif project_id\n      Project.find(project_id)\n    end\n  end\nend\n",
+            "find",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 type [presence] present:type present | nil:type missing",
+                "2 id [presence] present:id -> returns the matching Watchable records | nil:id",
+                "3 project_id [presence] present:project id -> returns the project | nil:project id => returns nil",
+                "2 project_id_2 [presence] present:project id -> returns the project | nil:project id => returns nil",
+            ]
+        );
     }
 
     #[test]
