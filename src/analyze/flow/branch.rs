@@ -219,7 +219,11 @@ impl Walker<'_> {
             }
             [(slot, own)] => {
                 let end = self.seq(rest, self.under(*slot), tail);
-                if matches!(end, End::Branched) && is_nothing_more(own) {
+                if matches!(end, End::Branched)
+                    && (is_nothing_more(own) || matches!(own, End::Branched))
+                {
+                    // The rest ends in conditionals of its own: this branch's paths that
+                    // did nothing more end the way the method does (J10).
                     self.leave_to_final_outcome(*slot, None);
                 } else if matches!(own, End::Branched) || is_nothing_more(own) {
                     self.fill_nothing_more(*slot, &end, tail);
@@ -267,7 +271,14 @@ impl Walker<'_> {
                         }
                     }
                     if matches!(own, End::Branched) {
-                        self.fill_nothing_more(*slot, &end, tail);
+                        if matches!(end, End::Branched) {
+                            // Its paths that did nothing more go on into the rest's
+                            // conditionals: they end the way the method does (J10), not
+                            // with "does nothing more".
+                            self.leave_to_final_outcome(*slot, None);
+                        } else {
+                            self.fill_nothing_more(*slot, &end, tail);
+                        }
                     }
                     self.finish(*slot, own, false);
                 }
@@ -493,6 +504,22 @@ mod tests {
                 "2 id [presence] present:id -> returns the matching Watchable records | nil:id",
                 "3 project_id [presence] present:project id -> returns the project | nil:project id => returns nil",
                 "2 project_id_2 [presence] present:project id -> returns the project | nil:project id => returns nil",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_branch_that_carries_on_into_a_decided_condition_ends_as_the_action_does() {
+        let m = analyze_one(
+            "class SignupController < ApplicationController\n  def invited\n    if !Rails.application.open_signups?\n      if !(@invitation = Invitation.find_by(code: params[:code]))\n        return redirect_to \"/signup\"\n      end\n    end\n    @new_user = User.new\n    if !Rails.application.open_signups?\n      @new_user.email = @invitation.email\n    end\n  end\nend\n",
+            "invited",
+        );
+        // Not "does nothing more": the path with an invitation goes on to the end.
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 application_open_signups [boolean] true:application open signups -> renders invited template | false:NOT application open signups",
+                "2 invitation [presence] present:invitation -> sets the new user email | nil:invitation => redirects to /signup",
             ]
         );
     }

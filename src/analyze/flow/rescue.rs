@@ -17,6 +17,7 @@ use crate::yaml::Value;
 use super::{assign_last, last_segment, statements, At, End, Rescuing, Walker};
 use crate::analyze::grammar;
 use crate::analyze::model::{CharType, Setup, SetupType, Source};
+use crate::analyze::outcome::Outcome;
 use crate::analyze::rules::Rule;
 
 impl Walker<'_> {
@@ -141,6 +142,18 @@ impl Walker<'_> {
                         self.leave_to_final_outcome((index, 0), o.sets.as_deref());
                     }
                 },
+                // An empty clause (`rescue => e` and a comment) at the end of what it
+                // protects: the error is swallowed and the caller (or the loop) goes on;
+                // no "does nothing more" leaf, and nothing that stops.
+                End::Done(o) if o.description == super::NOTHING_MORE => {
+                    let swallowed = Outcome {
+                        description: "swallows the error".to_string(),
+                        failure: false,
+                        guessed: false,
+                        sets: None,
+                    };
+                    self.set_leaf((index, 0), &swallowed, false);
+                }
                 End::Done(o) => self.set_leaf((index, 0), &o, true),
                 // `raise ex if locked?`: the paths that do not raise go on.
                 End::Branched if goes_on => self.leave_to_final_outcome((index, 0), None),
@@ -322,6 +335,22 @@ mod tests {
                 .iter()
                 .any(|l| l.contains("ActiveRecord::RecordInvalid raised")),
             "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn an_empty_rescue_swallows_the_error() {
+        let m = analyze_one(
+            "class MentionNotifier\n  def deliver(users)\n    users.each do |u|\n      if u.email_mentions?\n        begin\n          EmailReplyMailer.mention(u).deliver_now\n        rescue => e\n          # logged elsewhere\n        end\n      end\n    end\n  end\nend\n",
+            "deliver",
+        );
+        // Not "=> does nothing more": the loop goes on with the next user.
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 user_email_mentions [boolean] true:user email mentions | false:NOT user email mentions -> goes through each of the users",
+                "2 standard_error [boolean] true:StandardError raised -> swallows the error | false:no error raised -> sends mention email",
+            ]
         );
     }
 
