@@ -525,6 +525,42 @@ mod tests {
     }
 
     #[test]
+    fn a_conjunction_whose_second_part_is_known_false_asks_nothing_more() {
+        // Under "without most recent similar", `user&.is_new? && most_recent_similar` is
+        // false whoever the user is: no user characteristics there.
+        let m = analyze_one(
+            "class Story < ApplicationRecord\n  def already_posted_recently?\n    if most_recent_similar&.is_recent?\n      true\n    elsif user&.is_new? && most_recent_similar\n      true\n    else\n      false\n    end\n  end\nend\n",
+            "already_posted_recently?",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 most_recent_similar [presence] present:most recent similar present | nil:most recent similar missing => returns false",
+                "2 most_recent_similar_recent [boolean] true:recent most recent similar -> returns true | false:NOT recent most recent similar",
+                "3 user [presence] present:user | nil:user => returns false",
+                "4 user_new [boolean] true:new user -> returns true | false:NOT new user => returns false",
+            ]
+        );
+    }
+
+    #[test]
+    fn two_patterns_are_two_questions() {
+        // `line` not matching /^commit/ says nothing about /^(\w+):/.
+        let m = analyze_one(
+            "class LogParser\n  def kind(line, state)\n    if line =~ /^commit/\n      :commit\n    elsif state.zero? && line =~ /^(\\w+):/\n      :header\n    else\n      :other\n    end\n  end\nend\n",
+            "kind",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 line_matches [boolean] true:line matching the pattern -> returns :commit | false:NOT line matching the pattern",
+                "2 state [range] zero:zero | non_zero:non-zero -> returns :other",
+                "3 line_matches_2 [boolean] true:line matching the pattern -> returns :header | false:NOT line matching the pattern -> returns :other",
+            ]
+        );
+    }
+
+    #[test]
     fn a_counter_increased_in_a_branch_says_by_how_much() {
         let m = analyze_one(
             "class Tally\n  def bump(count, big)\n    if big\n      count += 10\n    else\n      count -= 1\n    end\n    store(count)\n  end\nend\n",

@@ -237,6 +237,19 @@ fn is_other_value(v: &CharValue) -> bool {
 
 /// What a two-valued characteristic asks, the same whichever way the condition is written
 /// (`x.nil?` and `x` ask one question).
+/// [`question_of`], told apart by the pattern when `cond` tests one: every regexp reads
+/// "the pattern", and `line =~ /^commit/` answered says nothing of `line =~ /^:\d+/`.
+fn question_of_cond(spec: &Spec, cond: &Node) -> String {
+    let mut question = question_of(spec);
+    if let Node::Call(c) = cond {
+        if matches!(c.name.as_str(), "=~" | "!~" | "match?" | "match") {
+            question.push('|');
+            question.push_str(&cond.render());
+        }
+    }
+    question
+}
+
 fn question_of(spec: &Spec) -> String {
     format!(
         "{}|{}|{}",
@@ -1142,7 +1155,7 @@ impl<'a> Walker<'a> {
         if let Some(name) = &local {
             spec.description = format!("{} (as {name})", spec.description);
         }
-        let mut question = question_of(&spec);
+        let mut question = question_of_cond(&spec, cond);
         // `c.to_i.zero?` after `c = occurrences(:authoring)` and again after `c =
         // occurrences(:mentoring)`: two questions, told apart by what `c` holds.
         if let Some(value) = self.short_local_value(cond) {
@@ -1775,6 +1788,9 @@ impl<'a> Walker<'a> {
             (Some(v), _) if v == deciding => Some(a),
             (Some(_), _) => Some(b),
             (None, Some(v)) if v != deciding => Some(a),
+            // `user&.new? && similar` where `similar` is known missing on this path: the
+            // whole is false whatever `a` says (as `||` is true), so `a` decides nothing.
+            (None, Some(_)) => Some(b),
             _ => None,
         }
     }
@@ -1812,7 +1828,7 @@ impl<'a> Walker<'a> {
             other => (other, false),
         };
         let spec = condition::spec(cond, &self.cx.env, self.cx.lookup);
-        let positive = self.answered(&question_of(&spec), at)?;
+        let positive = self.answered(&question_of_cond(&spec, cond), at)?;
         let truthy_is_positive =
             !(spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false));
         Some((positive == truthy_is_positive) != negated)
