@@ -561,6 +561,41 @@ mod tests {
     }
 
     #[test]
+    fn a_state_known_equal_to_one_value_decides_a_list_of_others() {
+        // Under "state is 0", `[1, 2].include?(state)` is false.
+        let m = analyze_one(
+            "class LogParser\n  def step(state, line)\n    if state == 0 && line.empty?\n      :start\n    elsif [1, 2].include?(state) && line.start_with?(\":\")\n      :file\n    else\n      :other\n    end\n  end\nend\n",
+            "step",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 state [enum] 0:0 | other:NOT 0",
+                "2 line [presence] present:line -> returns :other | nil:line -> returns :start",
+                "2 state_listed [boolean] true:state in 1 and 2 | false:NOT state in 1 and 2 -> returns :other",
+                "3 line_start_with [boolean] true:line starting with \":\" -> returns :file | false:NOT line starting with \":\" -> returns :other",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_state_known_equal_to_one_value_is_not_another() {
+        // Under "state is 0", `state == 1` is false: no "state is 1" below it.
+        let m = analyze_one(
+            "class LogParser\n  def step(state, line)\n    if state == 0 && line.empty?\n      :start\n    elsif state == 1\n      :description\n    else\n      :other\n    end\n  end\nend\n",
+            "step",
+        );
+        assert_eq!(
+            flat(&m),
+            vec![
+                "1 state [enum] 0:0 | other:NOT 0",
+                "2 line [presence] present:line -> returns :other | nil:line -> returns :start",
+                "2 state_2 [enum] 1:1 -> returns :description | other:NOT 1 -> returns :other",
+            ]
+        );
+    }
+
+    #[test]
     fn a_counter_increased_in_a_branch_says_by_how_much() {
         let m = analyze_one(
             "class Tally\n  def bump(count, big)\n    if big\n      count += 10\n    else\n      count -= 1\n    end\n    store(count)\n  end\nend\n",

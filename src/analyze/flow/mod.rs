@@ -229,6 +229,11 @@ pub(super) fn enum_question(subject: &Node) -> String {
     format!("case|{}", subject.render())
 }
 
+/// The catch-all value of an enum: a `case`'s "any other", an equality's "NOT 0".
+fn is_catch_all(v: &CharValue) -> bool {
+    is_other_value(v) || (v.value.as_str() == Some("other") && v.description.starts_with("NOT "))
+}
+
 /// The catch-all value of an enum (`other`, written for the `else`).
 fn is_other_value(v: &CharValue) -> bool {
     v.value.as_str() == Some("other")
@@ -1889,6 +1894,9 @@ impl<'a> Walker<'a> {
         let Node::Call(call) = cond else {
             return None;
         };
+        if let Some(known) = self.listed_by_enum(call, at) {
+            return Some(known);
+        }
         let negated = match call.name.as_str() {
             "==" => false,
             "!=" => true,
@@ -1909,16 +1917,15 @@ impl<'a> Walker<'a> {
             (true, false) => (arg, recv),
             _ => return None,
         };
-        let question = enum_question(subject);
         let value = condition::when_value(lit).0;
         let mut slot = at.parent;
         while let Some((ci, vi)) = slot {
             let c = self.chars.get(ci)?;
-            if c.question == question {
+            if self.same_enum_subject(c, subject, lit, call.line) {
                 let here = c.values.get(vi)?;
                 let equal = if here.value == value {
                     true
-                } else if is_other_value(here) {
+                } else if is_catch_all(here) {
                     if !c.values.iter().any(|v| v.value == value) {
                         return None;
                     }
@@ -1931,6 +1938,66 @@ impl<'a> Walker<'a> {
             slot = c.parent.zip(c.parent_value);
         }
         None
+    }
+
+    /// `[1, 2].include?(state)` (or `state.in?([1, 2])`) where `state == 0` was answered
+    /// on the path: the enum's value on the path says whether it is listed.
+    fn listed_by_enum(&self, call: &crate::index::body::Call, at: At) -> Option<bool> {
+        let literal = |n: &Node| {
+            matches!(
+                n,
+                Node::Str(_) | Node::Sym(_) | Node::Int(_) | Node::Float(_) | Node::Nil
+            )
+        };
+        let (subject, items) = match (call.name.as_str(), call.recv.as_ref(), call.args.as_slice())
+        {
+            ("include?" | "member?", Some(Node::Array(items)), [subject]) => (subject, items),
+            ("in?", Some(subject), [Node::Array(items)]) => (subject, items),
+            _ => return None,
+        };
+        if items.is_empty() || !items.iter().all(literal) || literal(subject) {
+            return None;
+        }
+        let listed: Vec<Value> = items.iter().map(|i| condition::when_value(i).0).collect();
+        let mut slot = at.parent;
+        while let Some((ci, vi)) = slot {
+            let c = self.chars.get(ci)?;
+            if self.same_enum_subject(c, subject, items.first()?, call.line) {
+                let here = c.values.get(vi)?;
+                if !is_catch_all(here) {
+                    return Some(listed.contains(&here.value));
+                }
+                // "any other" value: not listed only when every listed value is one of the
+                // enum's own (so "other" excludes it).
+                return listed
+                    .iter()
+                    .all(|l| c.values.iter().any(|v| &v.value == l))
+                    .then_some(false);
+            }
+            slot = c.parent.zip(c.parent_value);
+        }
+        None
+    }
+
+    /// Whether `c` is an enum of `subject`: a `case` on it, or an `if subject == 0` (whose
+    /// question is its kind and words, then the value asked; `lit` is any literal the
+    /// subject is compared with, to word the question alike).
+    fn same_enum_subject(&self, c: &Characteristic, subject: &Node, lit: &Node, line: u32) -> bool {
+        if c.question == enum_question(subject) {
+            return true;
+        }
+        let probe = Node::Call(Box::new(crate::index::body::Call {
+            recv: Some(subject.clone()),
+            name: "==".to_string(),
+            args: vec![lit.clone()],
+            block: None,
+            safe_nav: false,
+            line,
+        }));
+        let spec = condition::spec(&probe, &self.cx.env, self.cx.lookup);
+        spec.kind == CharType::Enum
+            && c.question
+                .starts_with(&format!("{}|{}|", spec.kind.as_str(), spec.description))
     }
 
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so
