@@ -229,6 +229,22 @@ pub(super) fn enum_question(subject: &Node) -> String {
     format!("case|{}", subject.render())
 }
 
+/// The questions an enum of one subject asks (see [`Walker::enum_subject`]).
+struct EnumSubject {
+    case: String,
+    equality: Option<String>,
+}
+
+impl EnumSubject {
+    fn asked_by(&self, c: &Characteristic) -> bool {
+        c.question == self.case
+            || self
+                .equality
+                .as_ref()
+                .is_some_and(|prefix| c.question.starts_with(prefix.as_str()))
+    }
+}
+
 /// The catch-all value of an enum: a `case`'s "any other", an equality's "NOT 0".
 fn is_catch_all(v: &CharValue) -> bool {
     is_other_value(v) || (v.value.as_str() == Some("other") && v.description.starts_with("NOT "))
@@ -1918,10 +1934,11 @@ impl<'a> Walker<'a> {
             _ => return None,
         };
         let value = condition::when_value(lit).0;
+        let asks = self.enum_subject(subject, lit, call.line);
         let mut slot = at.parent;
         while let Some((ci, vi)) = slot {
             let c = self.chars.get(ci)?;
-            if self.same_enum_subject(c, subject, lit, call.line) {
+            if asks.asked_by(c) {
                 let here = c.values.get(vi)?;
                 let equal = if here.value == value {
                     true
@@ -1959,10 +1976,11 @@ impl<'a> Walker<'a> {
             return None;
         }
         let listed: Vec<Value> = items.iter().map(|i| condition::when_value(i).0).collect();
+        let asks = self.enum_subject(subject, items.first()?, call.line);
         let mut slot = at.parent;
         while let Some((ci, vi)) = slot {
             let c = self.chars.get(ci)?;
-            if self.same_enum_subject(c, subject, items.first()?, call.line) {
+            if asks.asked_by(c) {
                 let here = c.values.get(vi)?;
                 if !is_catch_all(here) {
                     return Some(listed.contains(&here.value));
@@ -1979,13 +1997,11 @@ impl<'a> Walker<'a> {
         None
     }
 
-    /// Whether `c` is an enum of `subject`: a `case` on it, or an `if subject == 0` (whose
+    /// What an enum of `subject` asks: a `case` on it, or an `if subject == 0` (whose
     /// question is its kind and words, then the value asked; `lit` is any literal the
-    /// subject is compared with, to word the question alike).
-    fn same_enum_subject(&self, c: &Characteristic, subject: &Node, lit: &Node, line: u32) -> bool {
-        if c.question == enum_question(subject) {
-            return true;
-        }
+    /// subject is compared with, to word the question alike). Made once per lookup, not
+    /// per characteristic on the path.
+    fn enum_subject(&self, subject: &Node, lit: &Node, line: u32) -> EnumSubject {
         let probe = Node::Call(Box::new(crate::index::body::Call {
             recv: Some(subject.clone()),
             name: "==".to_string(),
@@ -1995,9 +2011,11 @@ impl<'a> Walker<'a> {
             line,
         }));
         let spec = condition::spec(&probe, &self.cx.env, self.cx.lookup);
-        spec.kind == CharType::Enum
-            && c.question
-                .starts_with(&format!("{}|{}|", spec.kind.as_str(), spec.description))
+        EnumSubject {
+            case: enum_question(subject),
+            equality: (spec.kind == CharType::Enum)
+                .then(|| format!("{}|{}|", spec.kind.as_str(), spec.description)),
+        }
     }
 
     /// Whether `question` was asked by a characteristic on the path to `at`, and if so
