@@ -1516,7 +1516,19 @@ fn score(app: &App, labels: &LabelFile) -> Score {
         // expert's parent (both at the top counts).
         for &(ei, ti) in &pairs {
             let expert_parent = label.characteristics[ei].parent.as_deref();
-            let tool_parent = m.characteristics[ti].parent;
+            // A filter guard is outside the labels (the README: before_action filters are
+            // never characteristics), so a characteristic nested under one is at the top of
+            // the method as the expert writes it.
+            let mut tool_parent = m.characteristics[ti].parent;
+            let mut hops = 0;
+            while let Some(tp) = tool_parent.filter(|tp| guard.get(*tp).copied().unwrap_or(false)) {
+                tool_parent = m.characteristics.get(tp).and_then(|c| c.parent);
+                hops += 1;
+                if hops > m.characteristics.len() {
+                    tool_parent = None;
+                    break;
+                }
+            }
             let agrees = match (expert_parent, tool_parent) {
                 (None, None) => true,
                 (Some(subject), Some(tp)) => label
