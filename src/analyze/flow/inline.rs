@@ -44,7 +44,16 @@ impl Walker<'_> {
             Node::Begin(_) => return None,
             other => private_calls(other, &mut candidates),
         }
-        candidates.retain(|(name, _)| !name.ends_with('?'));
+        // A private predicate is a condition's name (`if eligible?`), except when its value
+        // is the method's (`def spaces? = any_spaces?`): then what it decides is the
+        // method's decision.
+        let tail_call = |name: &str| {
+            tail_value
+                && matches!(stmt, Node::Call(c) if c.name == name
+                    && c.block.is_none()
+                    && (c.recv.is_none() || matches!(c.recv, Some(Node::SelfRef))))
+        };
+        candidates.retain(|(name, _)| !name.ends_with('?') || tail_call(name));
         if let Some(found) = self.inline_lambda(stmt) {
             return Some(found);
         }
@@ -144,7 +153,16 @@ impl Walker<'_> {
             if bare_call {
                 inlined = prune_value_choices(inlined);
             }
-            if !inlined.iter().any(decides) && !self.calls_deciding_private(&inlined, 0) {
+            // `coach_spaces? || student_spaces?` as a predicate's value decides the method's.
+            let tests_its_value = name.ends_with('?')
+                && matches!(
+                    inlined.last(),
+                    Some(Node::And(..) | Node::Or(..) | Node::Not(_))
+                );
+            if !inlined.iter().any(decides)
+                && !tests_its_value
+                && !self.calls_deciding_private(&inlined, 0)
+            {
                 continue;
             }
             self.inlined.insert(name.clone());
@@ -1192,6 +1210,24 @@ mod tests {
                 "1 page_param [enum] 0:0 -> renders index template with page set to 1 | other:NOT 0",
                 "2 page_param_2 [range] below:below 0 => raises RoutingError | at_least:at least 0 -> renders index template",
             ]
+        );
+    }
+
+    #[test]
+    fn a_private_predicate_whose_value_is_the_methods_is_inlined() {
+        // codebar's presenter: `def spaces? = virtual_workshop_spaces?`, whose body is
+        // `coach_spaces? || student_spaces?`: the method's answer is that `||`.
+        let src = "class WorkshopPresenter\n  def spaces?\n    any_spaces?\n  end\n\n  def open?\n    any_spaces? && !closed?\n  end\n\n  private\n\n  def any_spaces?\n    coach_spaces? || student_spaces?\n  end\nend\n";
+        let m = analyze_one(src, "spaces?");
+        assert_eq!(
+            flat(&m),
+            vec!["1 coach_spaces_or_student_spaces [boolean] true:coach spaces or student spaces -> returns true | false:neither coach spaces nor student spaces => returns false"]
+        );
+        // Used as an operand, the predicate stays the condition's name.
+        let m = analyze_one(src, "open?");
+        assert_eq!(
+            m.characteristics.first().map(|c| c.name.as_str()),
+            Some("any_spaces")
         );
     }
 
