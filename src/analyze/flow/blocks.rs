@@ -207,7 +207,18 @@ impl Walker<'_> {
         let mut any_body = false;
         let mut lines: Option<(u32, u32)> = None;
         for s in statements(body) {
-            let Node::Call(f) = &s else { continue };
+            // `format.turbo_stream if params[:toggle] == "true"`: the format is offered
+            // only when the condition holds.
+            let (f, offered_if) = match &s {
+                Node::Call(f) => (f.clone(), None),
+                Node::If(i) if i.els.is_none() && !i.ternary => {
+                    match statements(&i.then).as_slice() {
+                        [Node::Call(f)] => (f.clone(), Some(i)),
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
             if !matches!(&f.recv, Some(Node::Lvar(v)) if v == var) {
                 continue;
             }
@@ -244,6 +255,27 @@ impl Walker<'_> {
                     safe_nav: false,
                     line: f.line,
                 })),
+            };
+            // Not offered, the format is one the action does not know: Rails raises
+            // `ActionController::UnknownFormat` for a request that accepts only it.
+            let branch = match offered_if {
+                Some(i) => Node::If(Box::new(If {
+                    then: branch,
+                    els: Some(Node::Call(Box::new(Call {
+                        recv: None,
+                        name: "raise".to_string(),
+                        args: vec![Node::Const {
+                            path: "ActionController::UnknownFormat".to_string(),
+                            absolute: false,
+                        }],
+                        block: None,
+                        safe_nav: false,
+                        line: f.line,
+                    }))),
+                    modifier: false,
+                    ..(**i).clone()
+                })),
+                None => branch,
             };
             if arms
                 .iter()
@@ -626,6 +658,25 @@ mod tests {
                 "2 user [presence] present:user -> renders stories template | nil:user => returns 401 status",
             ]
         );
+    }
+
+    #[test]
+    fn a_format_offered_under_a_condition_is_asked_under_its_format() {
+        // pet-rescue's toggle form: the turbo_stream answer exists only for the toggle;
+        // any other turbo_stream-only request is a format the action does not know.
+        let m = analyze_one(
+            "class PetsController < ApplicationController\n  def update\n    if @pet.update(pet_params)\n      respond_to do |format|\n        format.html { redirect_to pet_path(@pet) }\n        format.turbo_stream if params[:pet][:toggle] == \"true\"\n      end\n    else\n      render :edit, status: :unprocessable_entity\n    end\n  end\nend\n",
+            "update",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 3, "{plan:?}");
+        assert!(plan[1].starts_with("2 request_format [enum] html:HTML -> redirects to pet path | turbo_stream:TURBO_STREAM"), "{plan:?}");
+        assert!(plan[2].contains("-> renders update template"), "{plan:?}");
+        assert!(
+            plan[2].contains("=> raises ActionController::UnknownFormat"),
+            "{plan:?}"
+        );
+        assert_eq!(m.characteristics[2].parent, Some(1));
     }
 
     #[test]
