@@ -363,8 +363,11 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
             let mut operands = Vec::new();
             or_chain(node, &mut operands);
             let (first, rest) = operands.split_first()?;
+            // `name&.split(' ').drop(1).join(' ') || ''`: after the `&.`, every call
+            // answers a value, so the chain is nil only when `name` is: `name` is asked.
+            let asked = nil_only_with(first).unwrap_or(first);
             let present = Node::Call(Box::new(Call {
-                recv: Some((*first).clone()),
+                recv: Some(asked.clone()),
                 name: "present?".to_string(),
                 args: Vec::new(),
                 block: None,
@@ -377,9 +380,42 @@ fn branches(node: &Node, line: u32) -> Option<(Node, Node, Node)> {
                 .fold((*rest.first()?).clone(), |acc, n| {
                     Node::Or(Box::new(acc), Box::new((*n).clone()), line)
                 });
-            Some((present, (*first).clone(), otherwise))
+            // Present, `name&.split(' ').first` went through every `&.` of its chain:
+            // the value is the plain chain, with no question of its own left.
+            Some((present, without_safe_navs(first), otherwise))
         }
         _ => None,
+    }
+}
+
+/// The receiver whose nil alone makes `node` nil: `name` in `name&.split(' ').first`'s
+/// neighbour `name&.split(' ').drop(1).join(' ')`, where no call after the `&.` answers
+/// nil ([`super::shim::NEVER_NIL`]).
+fn nil_only_with(node: &Node) -> Option<&Node> {
+    let Node::Call(c) = node else { return None };
+    if c.safe_nav {
+        return if super::shim::NEVER_NIL.contains(&c.name.as_str()) {
+            c.recv.as_ref()
+        } else {
+            None
+        };
+    }
+    if !super::shim::NEVER_NIL.contains(&c.name.as_str()) {
+        return None;
+    }
+    nil_only_with(c.recv.as_ref()?)
+}
+
+/// `a&.b.c` with the `&.`s of its receiver chain made plain: the value once it is known
+/// not to be nil (a nil anywhere on a `&.` chain makes the whole chain nil).
+fn without_safe_navs(node: &Node) -> Node {
+    match node {
+        Node::Call(c) => Node::Call(Box::new(Call {
+            safe_nav: false,
+            recv: c.recv.as_ref().map(without_safe_navs),
+            ..(**c).clone()
+        })),
+        other => other.clone(),
     }
 }
 
@@ -555,6 +591,22 @@ mod tests {
             .map(|c| c.source_line.clone())
             .collect();
         assert_eq!(lines, vec!["5".to_string(), "6".to_string()]);
+    }
+
+    #[test]
+    fn a_default_after_a_safe_chain_asks_only_what_can_be_nil() {
+        // An OAuth callback filling a member's names from the provider's `name`:
+        // present, the chain went through its `&.`s (no question of its own left);
+        // `split`, `drop` and `join` never answer nil, so the surname's default is
+        // about `name` alone.
+        let m = analyze_one(
+            "class Member < ApplicationRecord\n  def fill_name(info)\n    self.name ||= info[:name]&.split(' ')&.first || ''\n    self.surname ||= info[:name]&.split(' ')&.drop(1)&.join(' ') || ''\n    save\n  end\nend\n",
+            "fill_name",
+        );
+        let plan = flat(&m);
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        assert!(plan[0].contains("[presence] present:first of the parts of info name present -> sets the name | nil:first of the parts of info name missing -> sets the name to an empty string"), "{plan:?}");
+        assert!(plan[1].contains("info_name [presence] present:info name present -> sets the surname | nil:info name missing -> sets the surname to an empty string"), "{plan:?}");
     }
 
     #[test]

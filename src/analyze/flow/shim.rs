@@ -2,6 +2,10 @@
 //! request.env[k]` computes one value two ways, for two versions of a library. No spec
 //! sets up the older library to see the same value come back, so the walk takes the
 //! branch the current library answers and asks nothing.
+//!
+//! Also: a `&.` after a core method that never answers nil (`name&.split(' ')&.first`)
+//! is a plain call; Ruby's `&.` already skips the rest of the chain when the first
+//! receiver is nil.
 
 use crate::index::body::{Call, Node};
 
@@ -31,8 +35,73 @@ pub fn rewrite(node: &Node) -> Node {
                 })
                 .collect(),
         ),
+        // `name&.split(' ')&.first`: Ruby's `&.` already skips the rest of the chain when
+        // `name` is nil, and `split` never answers nil: the second `&.` asks nothing.
+        Node::Call(c) if c.safe_nav && c.recv.as_ref().is_some_and(never_nil_result) => {
+            Node::Call(Box::new(Call {
+                safe_nav: false,
+                ..(**c).clone()
+            }))
+            .map_children(&mut rewrite)
+        }
         other => other.map_children(&mut rewrite),
     }
+}
+
+/// Core methods of String, Array, Hash and Enumerable that answer a value (never nil)
+/// whenever they are called: a `&.` after one guards against nothing.
+pub(super) const NEVER_NIL: &[&str] = &[
+    "split",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "squish",
+    "downcase",
+    "upcase",
+    "capitalize",
+    "to_s",
+    "to_a",
+    "to_h",
+    "to_i",
+    "to_f",
+    "to_sym",
+    "map",
+    "collect",
+    "flat_map",
+    "filter_map",
+    "select",
+    "filter",
+    "reject",
+    "compact",
+    "flatten",
+    "drop",
+    "join",
+    "keys",
+    "values",
+    "sort",
+    "sort_by",
+    "uniq",
+    "reverse",
+    "chars",
+    "lines",
+    "gsub",
+    "sub",
+    "tr",
+    "zip",
+    "group_by",
+    "partition",
+    "transform_values",
+    "transform_keys",
+    "size",
+    "length",
+    "count",
+    "each_slice",
+    "each_with_index",
+];
+
+/// A call (plain or itself `&.`) to one of [`NEVER_NIL`].
+fn never_nil_result(node: &Node) -> bool {
+    matches!(node, Node::Call(c) if c.recv.is_some() && NEVER_NIL.contains(&c.name.as_str()))
 }
 
 /// `R.respond_to?(:m) ? <uses R.m> : <another way>`, the other way a computed value:
