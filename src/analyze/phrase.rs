@@ -459,6 +459,25 @@ fn arithmetic(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The words of a method name built by interpolation, `"#{attribute_name}_attachment"`
+/// or `:"remote_#{name}_url"` → `attribute name attachment`; `None` for other text.
+fn interpolated_name(text: &str) -> Option<String> {
+    let inner = text
+        .strip_prefix(":\"")
+        .or_else(|| text.strip_prefix('"'))?
+        .strip_suffix('"')?;
+    if !inner.contains("#{") {
+        return None;
+    }
+    let plain: String = inner
+        .replace("#{", " ")
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let said = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!said.is_empty()).then_some(said)
+}
+
 /// Expressions the body tree keeps as text.
 fn other_noun(text: &str) -> String {
     let t = text.trim_start();
@@ -973,7 +992,13 @@ fn call_predicate(c: &Call, d: usize) -> Option<String> {
         "start_with?" => with_subject(format!("starting with {}", arg(0)?)),
         "end_with?" => with_subject(format!("ending with {}", arg(0)?)),
         "is_a?" | "kind_of?" | "instance_of?" => with_subject(format!("of type {}", arg(0)?)),
-        "respond_to?" => with_subject(format!("responding to {}", arg(0)?)),
+        // `respond_to?("#{name}_attachment")`: the method's name as it is built.
+        "respond_to?" => match c.args.first() {
+            Some(Node::Other { text, .. }) if interpolated_name(text).is_some() => {
+                with_subject(format!("responding to {}", interpolated_name(text)?))
+            }
+            _ => with_subject(format!("responding to {}", arg(0)?)),
+        },
         "key?" | "has_key?" | "include_key?" => with_subject(format!("with key {}", arg(0)?)),
         "between?" => with_subject(format!("between {} and {}", arg(0)?, arg(1)?)),
         "any?" | "present?" | "exists?" if c.block.is_none() && c.args.is_empty() => {
@@ -1395,6 +1420,15 @@ mod tests {
             ("params[:ids].blank?", "no ids param"),
             ("obj.is_flaggable?(self)", "flaggable obj"),
             ("user.member_of?(project)", "user member of project"),
+            // A method name built by interpolation reads as it is built.
+            (
+                "@object.respond_to?(\"remote_#{attribute_name}_url\")",
+                "object responding to remote attribute name url",
+            ),
+            (
+                "@object.respond_to?(:\"#{attribute_name}_attacher\")",
+                "object responding to attribute name attacher",
+            ),
         ] {
             let got = predicate(&expr(src));
             assert_eq!(got, expected, "{src}");
