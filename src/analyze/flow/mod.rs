@@ -1207,6 +1207,14 @@ impl<'a> Walker<'a> {
             };
             return decided_at(at, holds);
         }
+        if let Some(holds) = self
+            .with_reads(cond)
+            .and_then(|read| self.answered_cond(&read, at))
+        {
+            // `html_options.key?(:class)` after `html_options = options[:html]`, with
+            // `options[:html].key?(:class)` asked on the path.
+            return decided_at(at, holds);
+        }
         // Values are listed present/true first whatever the condition tests (`x.nil?`).
         let flipped =
             spec.truthy.value.as_str() == Some("nil") || spec.truthy.value == Value::Bool(false);
@@ -1855,6 +1863,34 @@ impl<'a> Walker<'a> {
         Some((positive == truthy_is_positive) != negated)
     }
 
+    /// `cond` with each local that holds a keyed read (`html_options = options[:html]`)
+    /// read in its place; `None` when it holds none.
+    fn with_reads(&self, cond: &Node) -> Option<Node> {
+        fn keyed_read(value: &Node) -> bool {
+            matches!(value, Node::Call(c) if c.name == "[]"
+                && c.block.is_none()
+                && matches!(c.args.as_slice(), [Node::Sym(_) | Node::Str(_)])
+                && matches!(&c.recv, Some(Node::Lvar(_) | Node::Ivar(_)) | Some(Node::Call(_))))
+        }
+        fn swap(walker: &Walker<'_>, node: &Node, changed: &mut bool) -> Node {
+            match node {
+                Node::Lvar(name) if !walker.cx.method.params.iter().any(|p| &p.name == name) => {
+                    match walker.assigned.get(name) {
+                        Some(value) if keyed_read(value) => {
+                            *changed = true;
+                            value.clone()
+                        }
+                        _ => node.clone(),
+                    }
+                }
+                other => other.map_children(&mut |child| swap(walker, child, changed)),
+            }
+        }
+        let mut changed = false;
+        let read = swap(self, cond, &mut changed);
+        changed.then_some(read)
+    }
+
     /// What the leaf at `slot` set, when it did nothing more (see [`Walker::leaf_sets`]).
     pub fn sets_of(&self, slot: Slot) -> Option<&str> {
         self.leaf_sets
@@ -2445,7 +2481,7 @@ fn last_value(node: &Node) -> Node {
 }
 
 /// An expression whose value is true or false (not a value with a fallback).
-pub(super) fn boolean_ish(node: &Node) -> bool {
+pub(crate) fn boolean_ish(node: &Node) -> bool {
     match node {
         Node::True | Node::False | Node::Not(_) => true,
         Node::And(a, b) | Node::Or(a, b, _) => boolean_ish(a) && boolean_ish(b),
@@ -2943,6 +2979,23 @@ mod tests {
         );
         // A value, not a predicate: present or missing.
         assert_eq!(flat(&analyze_one(src, "token_name")).len(), 1);
+    }
+
+    #[test]
+    fn a_local_holding_a_keyed_read_asks_what_the_read_asked() {
+        // simple_form's form helper: the caller asked `options[:html].key?(:class)`; its
+        // helper asks it again through `html_options = options[:html]`.
+        let m = analyze_one(
+            "class FormHelper\n  def form_for(record, options)\n    if options[:html].key?(:class)\n      options[:html][:class]\n    else\n      css_class(record, options)\n    end\n  end\n\n  private\n\n  def css_class(record, options)\n    html_options = options[:html]\n    if html_options.key?(:class)\n      html_options[:class]\n    elsif record.is_a?(String)\n      options[:as] || record\n    else\n      dom_class(record)\n    end\n  end\nend\n",
+            "form_for",
+        );
+        let plan = flat(&m);
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["html_option_key", "record_is_string", "as_option"],
+            "{plan:?}"
+        );
     }
 
     #[test]
