@@ -431,6 +431,15 @@ pub fn final_expression(node: &Node, cx: &TextContext<'_>) -> Outcome {
         Node::SelfRef => Outcome::new(format!("returns the {}", words(cx.class_name)), false),
         Node::Const { path, .. } => Outcome::new(format!("returns {path}"), false),
         Node::Begin(b) => final_expression(&b.body, cx),
+        // `as || record`: a value with a fallback, not a yes or no.
+        Node::Or(a, b, _) if !super::flow::boolean_ish(node) => Outcome::guess(
+            format!(
+                "returns {} or else {}",
+                super::phrase::noun(a),
+                super::phrase::noun(b)
+            ),
+            false,
+        ),
         Node::Not(_) | Node::And(..) | Node::Or(..) => Outcome::guess(
             format!("returns whether {}", super::phrase::predicate(node)),
             false,
@@ -760,6 +769,15 @@ mod tests {
         assert_eq!(
             text("def a\n  update!(status: :done)\nend", false),
             "updates the payment"
+        );
+        // A value with a fallback is no yes or no; two tests joined are.
+        assert_eq!(
+            text("def a(as, record)\n  as || record\nend", false),
+            "returns as or else record"
+        );
+        assert_eq!(
+            text("def a\n  admin? || owner?\nend", false),
+            "returns whether admin or owner"
         );
         assert_eq!(
             text("def a\n  Invoice.create!(x: 1)\nend", false),
