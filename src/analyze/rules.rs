@@ -78,6 +78,12 @@ pub enum Rule {
     /// present: checks of it are decided. A record saved with `validate: false` or
     /// `update_column` could still lack it, hence the note.
     ValidatedPresent,
+    /// J23. `record.respond_to?(:persisted?)`, `object.respond_to?(:errors)`,
+    /// `klass.respond_to?(:human_attribute_name)`: a method of the ActiveModel API (what
+    /// `ActiveModel::Lint` requires of every model, and `human_attribute_name` of its class)
+    /// is there on any model a form or view is given: the check guards against nothing a
+    /// spec sets up, and is decided true. Asked of another method, or of a class (`object.class.respond_to?(:human_attribute_name)`, where the object may be nil or a plain object), it stays a question.
+    ActiveModelApi,
 }
 
 impl Rule {
@@ -105,6 +111,7 @@ impl Rule {
             Rule::RouteParamPresent => "J20",
             Rule::NilGuardOnRead => "J21",
             Rule::ValidatedPresent => "J22",
+            Rule::ActiveModelApi => "J23",
         }
     }
 
@@ -162,6 +169,9 @@ impl Rule {
             Rule::ValidatedPresent => {
                 "what the model validates the presence of is present in a callback on a valid record: its checks are decided"
             }
+            Rule::ActiveModelApi => {
+                "a model responds to the ActiveModel API: checking that it does is decided"
+            }
         }
     }
 
@@ -188,7 +198,8 @@ impl Rule {
             | Rule::RaiseRescuedHere
             | Rule::RouteParamPresent
             | Rule::NilGuardOnRead
-            | Rule::ValidatedPresent => 0.95,
+            | Rule::ValidatedPresent
+            | Rule::ActiveModelApi => 0.95,
         }
     }
 
@@ -201,7 +212,7 @@ impl Rule {
     }
 
     /// Every rule, in id order (for docs/rules.md and tests).
-    pub const ALL: [Rule; 21] = [
+    pub const ALL: [Rule; 22] = [
         Rule::NestingLimit,
         Rule::GuessedBehaviorText,
         Rule::MidMethodBranchOutcome,
@@ -223,6 +234,7 @@ impl Rule {
         Rule::RouteParamPresent,
         Rule::NilGuardOnRead,
         Rule::ValidatedPresent,
+        Rule::ActiveModelApi,
     ];
 }
 

@@ -1644,6 +1644,17 @@ impl<'a> Walker<'a> {
             }
             // `params[:id]` in an action every route to which has `:id`.
             Node::Call(c) if self.route_param(c) => Some(true),
+            // `record.respond_to?(:persisted?)`: every model has it (J23).
+            Node::Call(c)
+                if c.name == "respond_to?"
+                    && c.recv.is_some()
+                    && matches!(c.args.as_slice(), [Node::Sym(m)] if ACTIVE_MODEL_API.contains(&m.as_str())) =>
+            {
+                if let Some(Node::Sym(m)) = c.args.first() {
+                    self.decided(Rule::ActiveModelApi, format!("`{m}`"));
+                }
+                Some(true)
+            }
             // `user_id` in a `before_destroy` of a model that validates its presence.
             Node::Call(c) if self.validated(c) => Some(true),
             Node::Call(c)
@@ -2284,6 +2295,17 @@ pub enum Local {
     /// A variable assigned from a lookup that raises instead of returning nil.
     NeverNil,
 }
+
+/// The methods `ActiveModel::Lint` requires of every model (J23).
+const ACTIVE_MODEL_API: &[&str] = &[
+    "to_key",
+    "to_param",
+    "to_model",
+    "to_partial_path",
+    "model_name",
+    "persisted?",
+    "errors",
+];
 
 /// `Model.find(id)`, `scope.find!`, `find_by!`, `create!`, `X.new`: never nil.
 fn never_nil(value: &Node) -> bool {
@@ -2979,6 +3001,23 @@ mod tests {
         );
         // A value, not a predicate: present or missing.
         assert_eq!(flat(&analyze_one(src, "token_name")).len(), 1);
+    }
+
+    #[test]
+    fn a_check_for_the_active_model_api_is_decided() {
+        // A form builder's error notice: every model has `errors`; whether it has
+        // `published_at` is a real question (J23 names only the ActiveModel API).
+        let src = "class ErrorNotice\n  def render\n    if object && object.respond_to?(:errors) && object.errors.present?\n      content_tag(:p, message)\n    end\n  end\n\n  def stamp\n    object.respond_to?(:published_at) ? object.published_at : nil\n  end\nend\n";
+        let m = analyze_one(src, "render");
+        let names: Vec<&str> = m.characteristics.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["object", "object_errors"], "{:?}", flat(&m));
+        assert!(
+            m.notes.iter().any(|n| n.starts_with("J23")),
+            "{:?}",
+            m.notes
+        );
+        let m = analyze_one(src, "stamp");
+        assert_eq!(m.characteristics.len(), 1, "{:?}", flat(&m));
     }
 
     #[test]
