@@ -830,6 +830,14 @@ fn call_spec(call: &Call, env: &TypeEnv, lookup: &Lookup) -> Option<Spec> {
         // `if current_user`, `if payment.transaction_id`: truthiness of a value.
         return Some(presence(&Node::Call(Box::new(call.clone()))));
     }
+    // `if AuthService.find_by(uid: id)`, `user.emails.detect { ... }`, `hash.dig(:a,
+    // :b)`: a lookup answers what it found or nil, a presence, not a success.
+    let lookup_call = (name == "find_by" || (name.starts_with("find_by_") && !name.ends_with('!')))
+        || name == "dig"
+        || (matches!(name, "detect" | "find") && call.block.is_some());
+    if lookup_call && call.recv.is_some() {
+        return Some(presence(&Node::Call(Box::new(call.clone()))));
+    }
     // `if @gateway.refund(id)`, `if @payment.save`: a command's result.
     let subject = subject_words(&Node::Call(Box::new(call.clone())));
     let _ = lookup;
@@ -1346,6 +1354,22 @@ mod tests {
         assert_eq!(s.truthy.description, "payment hold funds succeeds");
         assert!(s.note.is_some());
         assert!(cond_spec("user.admin?").note.is_none());
+    }
+
+    #[test]
+    fn a_lookup_tested_for_truthiness_is_a_presence() {
+        for src in [
+            "AuthService.find_by(provider: \"github\", uid: uid)",
+            "User.find_by_email(email)",
+            "params.dig(:user, :name)",
+            "emails.detect { |e| e.primary? }",
+        ] {
+            let s = cond_spec(src);
+            assert_eq!(s.kind, CharType::Presence, "{src}");
+            assert!(s.note.is_none(), "{src}");
+        }
+        // A command with arguments stays a success or a failure.
+        assert_eq!(cond_spec("gateway.refund(id)").kind, CharType::Boolean);
     }
 
     #[test]
