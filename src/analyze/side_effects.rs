@@ -177,6 +177,9 @@ fn classify(c: &Call, f: &Finder<'_>) -> Option<SideEffect> {
         };
         return Some(effect("cache", text));
     }
+    if let Some(mail) = devise_mail(c, f.clients) {
+        return Some(mail);
+    }
     // `perform_later(...)` inside a job's own class method enqueues that job.
     if c.recv.is_none() {
         if ENQUEUES.contains(&name) && (own.ends_with("Job") || own.ends_with("Worker")) {
@@ -578,11 +581,21 @@ fn delivery(c: &Call, recv: &Node, own: &str) -> Option<SideEffect> {
             mailer = with.recv.as_ref();
         }
     }
+    // `mailer.send(:waiting_list_reminder, ...)`: the mail is the one named.
+    let mail = match (inner.name.as_str(), inner.args.first()) {
+        ("send" | "public_send", Some(Node::Sym(m))) => m.as_str(),
+        (name, _) => name,
+    };
     match mailer {
-        Some(Node::Const { path, .. }) if mail_class(path) => Some(effect(
-            "email",
-            format!("sends {} email", words(&inner.name)),
-        )),
+        Some(Node::Const { path, .. }) if mail_class(path) => {
+            Some(effect("email", format!("sends {} email", words(mail))))
+        }
+        // `workshop_mailer = virtual? ? VirtualMailer : WorkshopMailer`, then
+        // `workshop_mailer.send(:reminder, ...).deliver_later`: a variable named for a
+        // mailer holds one.
+        Some(Node::Lvar(v) | Node::Ivar(v)) if v.ends_with("mailer") => {
+            Some(effect("email", format!("sends {} email", words(mail))))
+        }
         // Inside a mailer: `document_added(user, doc).deliver_later`.
         None if own.ends_with("Mailer") => Some(effect(
             "email",
@@ -590,6 +603,32 @@ fn delivery(c: &Call, recv: &Node, own: &str) -> Option<SideEffect> {
         )),
         _ => None,
     }
+}
+
+/// A mail Devise (or devise_invitable) sends from a method it adds to the model:
+/// `user.send_reset_password_instructions`, `User.send_confirmation_instructions(attrs)`,
+/// `@user.invite!(current_user)`, when the project's lockfile resolves the gem. An
+/// invitation whose block sets `skip_invitation` sends nothing.
+fn devise_mail(c: &Call, clients: &Clients) -> Option<SideEffect> {
+    let mail = match c.name.as_str() {
+        "send_reset_password_instructions" => "reset password instructions",
+        "send_confirmation_instructions" | "resend_confirmation_instructions" => {
+            "confirmation instructions"
+        }
+        "send_unlock_instructions" => "unlock instructions",
+        "send_email_changed_notification" => "email changed notification",
+        "send_password_change_notification" => "password change notification",
+        "invite!" | "deliver_invitation" if clients.locks_gem("devise_invitable") => "invitation",
+        _ => return None,
+    };
+    if !clients.locks_gem("devise") {
+        return None;
+    }
+    let skipped = c
+        .block
+        .as_ref()
+        .is_some_and(|b| b.body.render().contains("skip_invitation"));
+    (!skipped).then(|| effect("email", format!("sends {mail} email")))
 }
 
 /// The words of a mail delivery (`sends receipt email`), for a path that ends with one.
@@ -640,6 +679,53 @@ mod tests {
             .into_iter()
             .map(|e| (e.kind, e.behavior.description))
             .collect()
+    }
+
+    fn effects_with_gems(body: &str, gems: &[&str]) -> Vec<(&'static str, String)> {
+        let src = format!("class C\n  def m(user)\n{body}\n  end\nend\n");
+        let facts = extract_with(
+            "app/controllers/c.rb",
+            src.as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let lookup = Lookup::new(None, &facts);
+        let env = TypeEnv::build(&facts.methods[0], None, &lookup);
+        let body = facts.methods[0].body.clone().unwrap();
+        let gems: Vec<String> = gems.iter().map(|g| (*g).to_string()).collect();
+        let clients = Clients::of_class(&facts, "C", Some(&gems));
+        collect(&[&body], &env, &lookup, &[], "C", &clients, None)
+            .into_iter()
+            .map(|e| (e.kind, e.behavior.description))
+            .collect()
+    }
+
+    #[test]
+    fn mails_devise_sends_from_the_model() {
+        let body = "    user.send_reset_password_instructions\n    User.send_confirmation_instructions(email: user.email)\n    user.invite!(current_user)\n    User.invite!(email: user.email) { |u| u.skip_invitation = true }";
+        assert_eq!(
+            effects_with_gems(body, &["devise", "devise_invitable"]),
+            vec![
+                (
+                    "email",
+                    "sends reset password instructions email".to_string()
+                ),
+                ("email", "sends confirmation instructions email".to_string()),
+                ("email", "sends invitation email".to_string()),
+            ]
+        );
+        // Without devise_invitable, `invite!` is the app's own method; without devise,
+        // nothing is Devise's.
+        assert_eq!(effects_with_gems(body, &["devise"]).len(), 2);
+        assert!(effects_with_gems(body, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_mail_through_a_variable_holding_a_mailer() {
+        let body = "    workshop_mailer = user.virtual? ? VirtualInvitationMailer : InvitationMailer\n    workshop_mailer.send(:waiting_list_reminder, user).deliver_later\n    notifier.send(:ping, user).deliver_later";
+        assert_eq!(
+            effects_with_gems(body, &[]),
+            vec![("email", "sends waiting list reminder email".to_string())]
+        );
     }
 
     #[test]
