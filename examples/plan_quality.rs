@@ -168,8 +168,14 @@ struct Parsed(BTreeMap<String, std::sync::Arc<FileFacts>>, Vec<String>);
 
 impl analyze::via::ProjectFiles for Parsed {
     fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<FileFacts>)> {
-        analyze::types::rails_paths(class, &self.1)
-            .find_map(|(rel, _)| self.0.get(&rel).map(|f| (rel.clone(), f.clone())))
+        analyze::types::class_file_candidates(class, &self.1)
+            .into_iter()
+            .find_map(|(rel, check)| {
+                self.0
+                    .get(&rel)
+                    .filter(|f| !check || f.classes.iter().any(|c| c.name == class))
+                    .map(|f| (rel.clone(), f.clone()))
+            })
     }
 }
 

@@ -426,7 +426,7 @@ fn analyze_method(
         facts,
         method,
         class_name: class,
-        env: TypeEnv::build(method, initialize, lookup),
+        env: TypeEnv::build(method, initialize, lookup).with_memos(&privates),
         lookup,
         text: TextContext {
             class_name: class,

@@ -73,6 +73,22 @@ pub fn rails_paths<'d>(
         .map(move |(dir, kind)| (format!("{dir}/{rel}"), kind))
 }
 
+/// Where the file that defines class `name` may be, in the order to try: its Rails paths
+/// ([`rails_paths`], `false`: the file is the class's own), then the Rails paths of each
+/// namespace around it, nearest first (`true`: `Flodesk::Client` written inside
+/// `lib/flodesk.rb`, which must be seen to define it).
+pub fn class_file_candidates(name: &str, app_dirs: &[String]) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = rails_paths(name, app_dirs)
+        .map(|(rel, _)| (rel, false))
+        .collect();
+    let mut namespace = name;
+    while let Some((outer, _)) = namespace.rsplit_once("::") {
+        namespace = outer;
+        out.extend(rails_paths(namespace, app_dirs).map(|(rel, _)| (rel, true)));
+    }
+    out
+}
+
 /// The folders under `{root}/app` that Rails autoloads besides the usual ones
 /// (`app/events`, `app/decorators`, `app/uploaders`), sorted; not assets or views.
 pub fn app_dirs(root: &std::path::Path) -> Vec<String> {
@@ -174,10 +190,22 @@ impl Lookup {
             return ClassKind::Unknown;
         };
         let dirs = self.app_dirs.get_or_init(|| app_dirs(root));
-        match rails_paths(name, dirs).find(|(rel, _)| root.join(rel).is_file()) {
-            Some((_, kind)) => kind,
-            None => ClassKind::Unknown,
+        if let Some((_, kind)) = rails_paths(name, dirs).find(|(rel, _)| root.join(rel).is_file()) {
+            return kind;
         }
+        // `Flodesk::Client` written inside its namespace's file (`lib/flodesk.rb`).
+        let last = name.rsplit("::").next().unwrap_or(name);
+        let mut namespace = name;
+        while let Some((outer, _)) = namespace.rsplit_once("::") {
+            namespace = outer;
+            let holder = rails_paths(namespace, dirs).find(|(rel, _)| root.join(rel).is_file());
+            if let Some((rel, kind)) = holder {
+                if defines_class(&root.join(rel), last) {
+                    return kind;
+                }
+            }
+        }
+        ClassKind::Unknown
     }
 
     /// The class a variable name stands for (`payment` → `Payment`, `line_items` is not
@@ -326,7 +354,15 @@ impl TypeEnv {
                     "new" | "find" | "find_by" | "find_by!" | "create" | "create!" | "first"
                     | "last",
                 ) => Some(path.clone()),
-                (None, _) if c.args.is_empty() => lookup.class_for_name(&c.name),
+                // `client`, a method of the class that keeps `@client ||= Client.new`.
+                (None, _) if c.args.is_empty() => {
+                    lookup
+                        .class_for_name(&c.name)
+                        .or_else(|| match self.ivars.get(&c.name) {
+                            Some(VarType::Instance(class)) => Some(class.clone()),
+                            _ => None,
+                        })
+                }
                 _ => None,
             },
             _ => None,
@@ -361,6 +397,44 @@ impl TypeEnv {
 }
 
 /// `Const.new(...)`, `Const.find(...)`, `Const` itself: an instance of `Const`.
+/// Whether the file at `path` has a `class <last>` line (`class Client`, `class Client <
+/// Base`): a namespace's file that holds the class.
+fn defines_class(path: &std::path::Path, last: &str) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix("class ")
+                .is_some_and(|rest| rest.split([' ', '<', ';']).next() == Some(last))
+        })
+    })
+}
+
+impl TypeEnv {
+    /// Adds the instance variables the class's memoizing methods keep (`def client;
+    /// @client ||= Flodesk::Client.new; end`): `client` and `@client` are that class
+    /// wherever the method runs.
+    pub fn with_memos(mut self, methods: &[&MethodFacts]) -> Self {
+        for m in methods.iter().filter(|m| m.params.is_empty()) {
+            let Some(body) = m.body.as_deref() else {
+                continue;
+            };
+            if let [Node::Assign {
+                target: Target::Ivar(name),
+                value,
+                ..
+            }] = body.statements().as_slice()
+            {
+                if name == &m.name {
+                    if let Some(ty) = instance_of(value) {
+                        self.ivars.entry(name.clone()).or_insert(ty);
+                    }
+                }
+            }
+        }
+        self
+    }
+}
+
 fn instance_of(node: &Node) -> Option<VarType> {
     match node {
         Node::Call(c) => match (&c.recv, c.name.as_str()) {
@@ -451,5 +525,55 @@ mod tests {
             lookup.class_for_name("payment_gateway").as_deref(),
             Some("PaymentGateway")
         );
+    }
+
+    #[test]
+    fn a_class_written_in_its_namespaces_file_is_the_projects() {
+        // A mailing-list API client kept in `lib/flodesk.rb` beside its constants.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+        std::fs::write(
+            dir.path().join("lib/flodesk.rb"),
+            "module Flodesk\n  ACTIVE = 'active'\n\n  class Client < Base\n  end\nend\n",
+        )
+        .unwrap();
+        let facts = extract_with("app/x.rb", b"class X; end", &ExtractOptions::default());
+        let lookup = Lookup::new(Some(dir.path().to_path_buf()), &facts);
+        assert_eq!(lookup.kind("Flodesk::Client"), ClassKind::Other);
+        // The namespace's file must hold the class: `Flodesk::Segment` is not there.
+        assert_eq!(lookup.kind("Flodesk::Segment"), ClassKind::Unknown);
+        let candidates = class_file_candidates("Flodesk::Client", &[]);
+        assert!(candidates.contains(&("lib/flodesk/client.rb".to_string(), false)));
+        assert!(candidates.contains(&("lib/flodesk.rb".to_string(), true)));
+    }
+
+    #[test]
+    fn a_memoizing_method_types_its_name_and_its_variable() {
+        let src = "class MailingList\n  def unsubscribe(email)\n    client.unsubscribe(email: email)\n  end\n\n  private\n\n  def client\n    @client ||= Flodesk::Client.new\n  end\n\n  def list(id)\n    @list ||= List.new(id)\n  end\nend\n";
+        let facts = extract_with(
+            "app/services/mailing_list.rb",
+            src.as_bytes(),
+            &ExtractOptions::with_bodies(),
+        );
+        let lookup = Lookup::new(None, &facts);
+        let privates: Vec<&MethodFacts> = facts.methods.iter().skip(1).collect();
+        let env = TypeEnv::build(&facts.methods[0], None, &lookup).with_memos(&privates);
+        let client = extract_with(
+            "app/x.rb",
+            b"class X\n  def m\n    client\n  end\nend\n",
+            &ExtractOptions::with_bodies(),
+        );
+        let call = client.methods[0]
+            .body
+            .as_deref()
+            .unwrap()
+            .statements()
+            .remove(0);
+        assert_eq!(
+            env.class_of(&call, &lookup, "MailingList").as_deref(),
+            Some("Flodesk::Client")
+        );
+        // A method with parameters is no memo of one object.
+        assert_eq!(env.ivar("list", &lookup), None);
     }
 }

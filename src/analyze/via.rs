@@ -9,9 +9,11 @@
 //!
 //! What is followed, one step and no further:
 //! - a call on a receiver of a known project class (a typed local or ivar, a parameter
-//!   named after the class, the class itself), to the method of that class's file (its
-//!   Rails path), with the private methods it calls; its direct side effects and database
-//!   writes are reported with `via: Class#method`;
+//!   named after the class, the class itself, a memoizing method of the caller's class,
+//!   `def client; @client ||= Flodesk::Client.new; end`), to the method of that class's
+//!   file (its Rails path, else the file of a namespace around it that defines it:
+//!   `lib/flodesk.rb`), with the private methods it calls; its direct side effects and
+//!   database writes are reported with `via: Class#method`;
 //! - a database write on a project model (or the method's own class) to the model
 //!   callbacks the write runs (`save`/`create` run the create callbacks, `update` the
 //!   update ones, `destroy` the destroy ones; `update_all`, `delete_all`, `insert_all`,

@@ -667,16 +667,21 @@ impl analyze::via::ProjectFiles for RootFiles<'_> {
             }
         }
         let dirs = analyze::types::app_dirs(self.root);
-        let found = analyze::types::rails_paths(class, &dirs)
-            .map(|(rel, _)| rel)
-            .find(|rel| self.root.join(rel).is_file())
-            .and_then(|rel| {
-                let bytes =
-                    index::read_source(&self.root.join(&rel), self.shared.max_file_size).ok()?;
-                let facts = index::extract_with(&rel, &bytes, &ExtractOptions::with_bodies());
-                // A file that does not parse says nothing reliable about its methods.
-                (facts.diagnostic_count == 0 && facts.skipped.is_none())
-                    .then(|| (rel, std::sync::Arc::new(facts)))
+        let read = |rel: String| {
+            let bytes =
+                index::read_source(&self.root.join(&rel), self.shared.max_file_size).ok()?;
+            let facts = index::extract_with(&rel, &bytes, &ExtractOptions::with_bodies());
+            // A file that does not parse says nothing reliable about its methods.
+            (facts.diagnostic_count == 0 && facts.skipped.is_none())
+                .then(|| (rel, std::sync::Arc::new(facts)))
+        };
+        // The class's own file, else the namespace file that defines it.
+        let found = analyze::types::class_file_candidates(class, &dirs)
+            .into_iter()
+            .filter(|(rel, _)| self.root.join(rel).is_file())
+            .find_map(|(rel, check)| {
+                read(rel)
+                    .filter(|(_, facts)| !check || facts.classes.iter().any(|c| c.name == class))
             });
         if let Ok(mut known) = self.shared.classes.lock() {
             known.insert(key, found.clone());
