@@ -593,6 +593,24 @@ fn call_outcome(call: &Call, cx: &TextContext<'_>) -> Outcome {
         "respond_to" if call.recv.is_none() => {
             Outcome::new(format!("renders {} template", words(cx.method_name)), false)
         }
+        // `find_by! short_id:`, `Story.find_by!(slug: s)`: what it finds the record by.
+        "find_by!" | "find_or_create_by!" => {
+            let keys: Vec<String> = match call.args.first() {
+                Some(Node::Hash(pairs)) => pairs.iter().map(|(k, _)| receiver_words(k)).collect(),
+                _ => Vec::new(),
+            };
+            let by = if keys.is_empty() {
+                String::new()
+            } else {
+                format!(" by {}", keys.join(" and "))
+            };
+            let verb = if name == "find_by!" {
+                "finds"
+            } else {
+                "finds or creates"
+            };
+            Outcome::new(format!("{verb} the {subject}{by}"), false)
+        }
         _ if name.ends_with('!') && call.recv.is_some() => {
             Outcome::guess(bang_text(name, &subject), false)
         }
@@ -769,6 +787,15 @@ mod tests {
         assert_eq!(
             text("def a\n  update!(status: :done)\nend", false),
             "updates the payment"
+        );
+        // What a `find_by!` finds the record by, shorthand keys included.
+        assert_eq!(
+            text("def a(short_id)\n  find_by! short_id:\nend", false),
+            "finds the payment by short id"
+        );
+        assert_eq!(
+            text("def a(s)\n  find_by!(slug: s, state: 1)\nend", false),
+            "finds the payment by slug and state"
         );
         // A value with a fallback is no yes or no; two tests joined are.
         assert_eq!(
