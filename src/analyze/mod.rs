@@ -532,6 +532,27 @@ fn analyze_method(
                     sets: None,
                 }),
         };
+        // An action whose last conditional only sets what the template shows
+        // (`@application = find_by(...) || build` when signed in) returns nothing: it
+        // renders its template on every branch (a filter lets the request through).
+        let fallback = if matches!(end, End::Branched)
+            && cx.text.action
+            && fallback.description.starts_with("returns ")
+            && !last_conditional_responds(&stmts, &cx.text)
+        {
+            outcome::Outcome {
+                description: if cx.text.filter {
+                    "lets the request through".to_string()
+                } else {
+                    format!("renders {} template", grammar::words(cx.text.method_name))
+                },
+                failure: false,
+                guessed: false,
+                sets: None,
+            }
+        } else {
+            fallback
+        };
         // A path that set a value the rest reads says which (`with delta set to -1`).
         let fallback = match walker.sets_of(slot) {
             Some(sets) => fallback.with_sets(sets),
@@ -764,44 +785,67 @@ fn same_class_callees<'a>(
 /// What the conditional a method ends in returns, over its branches that do not fail, when
 /// they return two or three different values (`returns the pages or an empty list`): a
 /// leaf placed beside that conditional gets either. `None` otherwise.
+/// Whether a branch of the method's last statement (a conditional) responds: renders,
+/// redirects, heads or calls a helper that does.
+fn last_conditional_responds(
+    stmts: &[crate::index::body::Node],
+    text: &outcome::TextContext<'_>,
+) -> bool {
+    let Some(last) = stmts.last() else {
+        return false;
+    };
+    let mut found = Vec::new();
+    branch_ends(last, &mut found, 0);
+    found
+        .iter()
+        .any(|end| flow::is_response(end, text.responders))
+}
+
+/// The last statement of each branch of `node` (`nil` for a branch left out).
+fn branch_ends(
+    node: &crate::index::body::Node,
+    out: &mut Vec<crate::index::body::Node>,
+    depth: usize,
+) {
+    use crate::index::body::Node;
+    if depth > 20 {
+        return;
+    }
+    match node {
+        Node::If(i) => {
+            branch_ends(&Node::Seq(flow::statements(&i.then)), out, depth + 1);
+            match &i.els {
+                Some(e) => branch_ends(&Node::Seq(flow::statements(e)), out, depth + 1),
+                None => out.push(Node::Nil),
+            }
+        }
+        Node::Case(c) => {
+            for w in &c.whens {
+                branch_ends(&Node::Seq(flow::statements(&w.body)), out, depth + 1);
+            }
+            match &c.els {
+                Some(e) => branch_ends(&Node::Seq(flow::statements(e)), out, depth + 1),
+                None => out.push(Node::Nil),
+            }
+        }
+        Node::Seq(items) => match items.last() {
+            Some(last) => branch_ends(last, out, depth + 1),
+            None => out.push(Node::Nil),
+        },
+        Node::Begin(b) if b.rescues.is_empty() => {
+            branch_ends(&Node::Seq(flow::statements(&b.body)), out, depth + 1)
+        }
+        other => out.push(other.clone()),
+    }
+}
+
 fn branch_outcomes(
     stmts: &[crate::index::body::Node],
     text: &outcome::TextContext<'_>,
 ) -> Option<outcome::Outcome> {
     use crate::index::body::Node;
-    fn ends(node: &Node, out: &mut Vec<Node>, depth: usize) {
-        if depth > 20 {
-            return;
-        }
-        match node {
-            Node::If(i) => {
-                ends(&Node::Seq(flow::statements(&i.then)), out, depth + 1);
-                match &i.els {
-                    Some(e) => ends(&Node::Seq(flow::statements(e)), out, depth + 1),
-                    None => out.push(Node::Nil),
-                }
-            }
-            Node::Case(c) => {
-                for w in &c.whens {
-                    ends(&Node::Seq(flow::statements(&w.body)), out, depth + 1);
-                }
-                match &c.els {
-                    Some(e) => ends(&Node::Seq(flow::statements(e)), out, depth + 1),
-                    None => out.push(Node::Nil),
-                }
-            }
-            Node::Seq(items) => match items.last() {
-                Some(last) => ends(last, out, depth + 1),
-                None => out.push(Node::Nil),
-            },
-            Node::Begin(b) if b.rescues.is_empty() => {
-                ends(&Node::Seq(flow::statements(&b.body)), out, depth + 1)
-            }
-            other => out.push(other.clone()),
-        }
-    }
     let mut last = Vec::new();
-    ends(stmts.last()?, &mut last, 0);
+    branch_ends(stmts.last()?, &mut last, 0);
     // Values returned (a variable, a literal, or a call of a known pattern: `returns the
     // pages`, `returns an empty list`): two or three distinct ones are joined; anything
     // else (responses, actions, texts guessed from code) is left to the caller.
@@ -1082,6 +1126,20 @@ pub(crate) mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn an_action_ending_in_a_conditional_assignment_renders_its_template() {
+        // An adoption app's pet page: what comes before the last `if` ends as the action
+        // does, and the action renders its template whichever branch ran.
+        let src = "class PetsController < ApplicationController\n  def show\n    @info = CustomPage.first&.info\n    if current_user\n      @application = Application.find_by(pet_id: params[:id]) || Application.new\n    end\n  end\n\n  def edit\n    @info = CustomPage.first&.info\n    if current_user\n      @pet = Pet.find(params[:id])\n    else\n      redirect_to login_path\n    end\n  end\nend\n";
+        let m = analyze_one(src, "show");
+        let plan = flat(&m);
+        assert!(plan[0].contains("present:first of the CustomPage present -> renders show template with info set to CustomPage info"), "{plan:?}");
+        // A branch that responds keeps the outcomes its branches say.
+        let m = analyze_one(src, "edit");
+        let plan = flat(&m);
+        assert!(!plan[0].contains("renders edit template"), "{plan:?}");
     }
 
     #[test]

@@ -2702,7 +2702,7 @@ pub(super) fn assign_last(
 }
 
 /// A controller response (`render`, `redirect_to`, `head`).
-fn is_response(node: &Node, responders: Option<&super::outcome::Responders>) -> bool {
+pub(crate) fn is_response(node: &Node, responders: Option<&super::outcome::Responders>) -> bool {
     match node {
         Node::Call(c) => {
             c.recv.is_none()
