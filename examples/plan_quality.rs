@@ -170,7 +170,7 @@ impl analyze::via::ProjectFiles for Parsed {
     fn class_file(&self, class: &str) -> Option<(String, std::sync::Arc<FileFacts>)> {
         analyze::types::class_file_candidates(class, &self.1)
             .into_iter()
-            .find_map(|(rel, check)| {
+            .find_map(|(rel, _, check)| {
                 self.0
                     .get(&rel)
                     .filter(|f| !check || f.classes.iter().any(|c| c.name == class))

@@ -540,16 +540,7 @@ fn analyze_method(
             && fallback.description.starts_with("returns ")
             && !last_conditional_responds(&stmts, &cx.text)
         {
-            outcome::Outcome {
-                description: if cx.text.filter {
-                    "lets the request through".to_string()
-                } else {
-                    format!("renders {} template", grammar::words(cx.text.method_name))
-                },
-                failure: false,
-                guessed: false,
-                sets: None,
-            }
+            walker.empty_outcome(true)
         } else {
             fallback
         };

@@ -77,14 +77,14 @@ pub fn rails_paths<'d>(
 /// ([`rails_paths`], `false`: the file is the class's own), then the Rails paths of each
 /// namespace around it, nearest first (`true`: `Flodesk::Client` written inside
 /// `lib/flodesk.rb`, which must be seen to define it).
-pub fn class_file_candidates(name: &str, app_dirs: &[String]) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, bool)> = rails_paths(name, app_dirs)
-        .map(|(rel, _)| (rel, false))
+pub fn class_file_candidates(name: &str, app_dirs: &[String]) -> Vec<(String, ClassKind, bool)> {
+    let mut out: Vec<(String, ClassKind, bool)> = rails_paths(name, app_dirs)
+        .map(|(rel, kind)| (rel, kind, false))
         .collect();
     let mut namespace = name;
     while let Some((outer, _)) = namespace.rsplit_once("::") {
         namespace = outer;
-        out.extend(rails_paths(namespace, app_dirs).map(|(rel, _)| (rel, true)));
+        out.extend(rails_paths(namespace, app_dirs).map(|(rel, kind)| (rel, kind, true)));
     }
     out
 }
@@ -190,19 +190,13 @@ impl Lookup {
             return ClassKind::Unknown;
         };
         let dirs = self.app_dirs.get_or_init(|| app_dirs(root));
-        if let Some((_, kind)) = rails_paths(name, dirs).find(|(rel, _)| root.join(rel).is_file()) {
-            return kind;
-        }
-        // `Flodesk::Client` written inside its namespace's file (`lib/flodesk.rb`).
+        // Its own file, else (`Flodesk::Client` inside `lib/flodesk.rb`) the file of a
+        // namespace around it that holds it.
         let last = name.rsplit("::").next().unwrap_or(name);
-        let mut namespace = name;
-        while let Some((outer, _)) = namespace.rsplit_once("::") {
-            namespace = outer;
-            let holder = rails_paths(namespace, dirs).find(|(rel, _)| root.join(rel).is_file());
-            if let Some((rel, kind)) = holder {
-                if defines_class(&root.join(rel), last) {
-                    return kind;
-                }
+        for (rel, kind, check) in class_file_candidates(name, dirs) {
+            let path = root.join(rel);
+            if path.is_file() && (!check || defines_class(&path, last)) {
+                return kind;
             }
         }
         ClassKind::Unknown
@@ -400,8 +394,10 @@ impl TypeEnv {
 /// Whether the file at `path` has a `class <last>` line (`class Client`, `class Client <
 /// Base`): a namespace's file that holds the class.
 fn defines_class(path: &std::path::Path, last: &str) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|text| {
-        text.lines().any(|l| {
+    // Read as the index reads a source (size-bounded; a file too large or unreadable
+    // holds nothing).
+    crate::index::read_source(path, crate::index::DEFAULT_MAX_FILE_SIZE).is_ok_and(|bytes| {
+        String::from_utf8_lossy(&bytes).lines().any(|l| {
             l.trim_start()
                 .strip_prefix("class ")
                 .is_some_and(|rest| rest.split([' ', '<', ';']).next() == Some(last))
@@ -543,8 +539,12 @@ mod tests {
         // The namespace's file must hold the class: `Flodesk::Segment` is not there.
         assert_eq!(lookup.kind("Flodesk::Segment"), ClassKind::Unknown);
         let candidates = class_file_candidates("Flodesk::Client", &[]);
-        assert!(candidates.contains(&("lib/flodesk/client.rb".to_string(), false)));
-        assert!(candidates.contains(&("lib/flodesk.rb".to_string(), true)));
+        assert!(candidates.contains(&(
+            "lib/flodesk/client.rb".to_string(),
+            ClassKind::Other,
+            false
+        )));
+        assert!(candidates.contains(&("lib/flodesk.rb".to_string(), ClassKind::Other, true)));
     }
 
     #[test]

@@ -678,8 +678,8 @@ impl analyze::via::ProjectFiles for RootFiles<'_> {
         // The class's own file, else the namespace file that defines it.
         let found = analyze::types::class_file_candidates(class, &dirs)
             .into_iter()
-            .filter(|(rel, _)| self.root.join(rel).is_file())
-            .find_map(|(rel, check)| {
+            .filter(|(rel, _, _)| self.root.join(rel).is_file())
+            .find_map(|(rel, _, check)| {
                 read(rel)
                     .filter(|(_, facts)| !check || facts.classes.iter().any(|c| c.name == class))
             });

@@ -1897,6 +1897,9 @@ impl<'a> Walker<'a> {
                 other => other.map_children(&mut |child| swap(walker, child, changed)),
             }
         }
+        if self.assigned.is_empty() {
+            return None;
+        }
         let mut changed = false;
         let read = swap(self, cond, &mut changed);
         changed.then_some(read)
